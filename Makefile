@@ -1,0 +1,41 @@
+# SPDX-License-Identifier: GPL-2.0
+# Entry points. Each target is a script under scripts/ or qemu/; they are
+# idempotent and redo only what changed. Variables (see README.md):
+#   DISKS / DISK   disk kinds of qemu/disks.conf (default: all)
+#   DEBUG=1        build and boot the debug kernel (configs/debug.config)
+#   MEM            guest memory in MiB (default 1024)
+#   ACCEL          auto (default), kvm or tcg
+#   VERIFY_SECONDS length of each fio verify run in make test (default 20)
+
+.PHONY: all run test shell check build initramfs deps clean help
+
+all: run
+
+run:
+	@scripts/run.sh
+
+test:
+	@scripts/test.sh
+
+shell:
+	@scripts/shell.sh
+
+check:
+	@scripts/check.sh
+
+build:
+	@scripts/build.sh
+
+initramfs: build
+	@qemu/mkinitramfs.sh
+
+deps:
+	@scripts/deps.sh
+
+clean:
+	@chmod -R u+w build 2>/dev/null || true
+	rm -rf build
+
+help:
+	@sed -n 's/^#   /  /p' Makefile
+	@echo "targets: run test shell check build initramfs deps clean"

@@ -1,0 +1,56 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers shared by the guest init and the guest scripts.
+
+# Value of kernel parameter iosched.$1.
+param()
+{
+	tr ' ' '\n' </proc/cmdline | sed -n "s/^iosched\.$1=//p"
+}
+
+# Each disk of iosched.disks as "kind slot driver".
+disk_specs()
+{
+	param disks | tr ',' '\n' | tr ':' ' '
+}
+
+# Block device behind PCI function 0000:00:<slot>, if any.
+disk_at_slot()
+{
+	for d in /sys/block/*; do
+		case "$(readlink -f "$d")" in
+		*/0000:00:"$1"/*)
+			echo "${d##*/}"
+			return 0
+			;;
+		esac
+	done
+	return 1
+}
+
+print_disks()
+{
+	printf '%-10s %-8s %-13s %-7s %s\n' kind device driver hw-queues schedulers
+	disk_specs | while read -r kind slot driver; do
+		dev=$(disk_at_slot "$slot") || dev=missing
+		bound=$(basename "$(readlink "/sys/bus/pci/devices/0000:00:$slot/driver")" 2>/dev/null)
+		queues=$(ls -d /sys/block/"$dev"/mq/* 2>/dev/null | wc -l)
+		scheds=$(cat /sys/block/"$dev"/queue/scheduler 2>/dev/null)
+		printf '%-10s %-8s %-13s %-7s %s\n' "$kind" "$dev" "${bound:-none}" "$queues" "$scheds"
+	done
+}
+
+# Run the kselftests on each disk; TAP on stdout.
+run_tests()
+{
+	export IOSCHED_EXPECT="$(param expect | tr ',' ' ')"
+	export IOSCHED_VERIFY_SECONDS="$(param verify_seconds)"
+	disk_specs | while read -r kind slot driver; do
+		if ! IOSCHED_DISK=$(disk_at_slot "$slot"); then
+			printf 'TAP version 13\n1..1\nnot ok 1 %s disk at 0000:00:%s\n' "$kind" "$slot"
+			continue
+		fi
+		echo "# disk $kind is $IOSCHED_DISK"
+		IOSCHED_DRIVER=$driver IOSCHED_DISK=$IOSCHED_DISK \
+			/kselftest/run_kselftest.sh -c iosched
+	done
+}

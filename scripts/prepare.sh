@@ -1,0 +1,123 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Prepare the patched tree build/linux from the pristine one: copy in the
+# files the series adds, then apply patches/series with quilt. The tree's
+# "patches" is a link to the repo's patches/, so "quilt refresh" in the tree
+# writes straight back into the repo. Re-running redoes only what changed.
+. "$(dirname "$0")/lib.sh"
+
+MANIFEST=$BUILD/added-files.list
+SERIES_STAMP=$BUILD/series.applied
+
+# Files the series adds, as "repo-path tree-path" pairs.
+added_files()
+{
+	local dir f
+	for dir in block mm Documentation include; do
+		[ -d "$TOP/$dir" ] || continue
+		(cd "$TOP" && find "$dir" -type f ! -name .gitkeep | sort) |
+			while read -r f; do echo "$f $f"; done
+	done
+	(cd "$TOP/selftests" && find . -type f | sort) | while read -r f; do
+		echo "selftests/${f#./} tools/testing/selftests/${f#./}"
+	done
+}
+
+create_tree()
+{
+	say "creating the patched tree"
+	rm -rf "$TREE.tmp"
+	cp -a "$PRISTINE" "$TREE.tmp"
+	chmod -R u+w "$TREE.tmp"
+	ln -s "$TOP/patches" "$TREE.tmp/patches"
+	mv "$TREE.tmp" "$TREE"
+	rm -f "$MANIFEST" "$SERIES_STAMP"
+}
+
+# Copy added files that differ; drop the ones the repo no longer has.
+# Unchanged files keep their mtime so nothing is rebuilt for them.
+sync_added_files()
+{
+	local src dst old
+	added_files >"$MANIFEST.new"
+	while read -r src dst; do
+		[ -e "$PRISTINE/$dst" ] &&
+			die "$src would replace $dst of the base kernel; change existing files with a patch instead"
+		cmp -s "$TOP/$src" "$TREE/$dst" && continue
+		install -D -m "$(stat -c %a "$TOP/$src")" "$TOP/$src" "$TREE/$dst"
+	done <"$MANIFEST.new"
+	if [ -f "$MANIFEST" ]; then
+		while read -r src old; do
+			if ! grep -q " $old\$" "$MANIFEST.new"; then
+				rm -f "$TREE/$old"
+			fi
+		done <"$MANIFEST"
+	fi
+	mv "$MANIFEST.new" "$MANIFEST"
+}
+
+series_patches()
+{
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/patches/series" | awk '{ print $1 }'
+}
+
+series_hash()
+{
+	local p files=("$TOP/patches/series")
+	for p in $(series_patches); do
+		files+=("$TOP/patches/$p")
+	done
+	hash_files "${files[@]}"
+}
+
+# Files touched by the applied patches (to refresh their mtimes later).
+applied_files()
+{
+	(cd "$TREE" && quilt applied >/dev/null 2>&1 && quilt files -a 2>/dev/null) || true
+}
+
+# Show why the next patch does not apply, restore the tree and fail.
+report_reject()
+{
+	local patch rej
+	patch=$(cd "$TREE" && quilt next)
+	(cd "$TREE" && quilt push -f >/dev/null 2>&1) || true
+	echo "---- rejected hunks of $patch ----" >&2
+	while IFS= read -r rej; do
+		echo "--- ${rej#"$TREE"/}" >&2
+		cat "$rej" >&2
+		rm -f "$rej"
+	done < <(find "$TREE" -name '*.rej' -newer "$MANIFEST")
+	(cd "$TREE" && quilt pop -f >/dev/null 2>&1) || true
+	die "patch $patch does not apply to $LINUX_PKG $LINUX_PKG_VERSION"
+}
+
+apply_series()
+{
+	local hash touched
+	hash=$(series_hash)
+	[ -f "$SERIES_STAMP" ] && [ "$(cat "$SERIES_STAMP")" = "$hash" ] && return 0
+
+	touched=$(applied_files)
+	rm -f "$SERIES_STAMP"
+	(cd "$TREE" && { quilt applied >/dev/null 2>&1 && quilt pop -a -f -q >/dev/null; } || true)
+	if [ -n "$(series_patches)" ]; then
+		say "applying $(series_patches | wc -l) patches"
+		while [ -n "$(cd "$TREE" && quilt next 2>/dev/null)" ]; do
+			(cd "$TREE" && quilt push -q >/dev/null 2>&1) || report_reject
+		done
+	fi
+	# quilt pop restores old mtimes; make must still see every change.
+	touched+=$'\n'$(applied_files)
+	echo "$touched" | sort -u | while read -r f; do
+		if [ -n "$f" ] && [ -e "$TREE/$f" ]; then
+			touch "$TREE/$f"
+		fi
+	done
+	echo "$hash" >"$SERIES_STAMP"
+}
+
+"$TOP/scripts/fetch.sh"
+[ -d "$TREE" ] || create_tree
+sync_added_files
+apply_series

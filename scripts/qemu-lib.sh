@@ -1,0 +1,168 @@
+# SPDX-License-Identifier: GPL-2.0
+# Booting guests with disks of the QEMU matrix (qemu/disks.conf).
+# Source after lib.sh.
+# shellcheck shell=bash
+
+DISKS_CONF=$TOP/qemu/disks.conf
+MEM=${MEM:-1024}
+DISK_SIZE=${DISK_SIZE:-1G}
+KERNEL=$(obj_dir)/arch/x86/boot/bzImage
+INITRAMFS=$BUILD/initramfs.cpio.gz
+
+disk_kinds()
+{
+	awk '!/^#/ && NF { print $1 }' "$DISKS_CONF"
+}
+
+# Field $2 (2 = PCI slot, 3 = driver, 4 = QEMU devices) of disk kind $1.
+disk_field()
+{
+	awk -v kind="$1" -v field="$2" '
+		$1 == kind {
+			if (field < 4) { print $field; exit }
+			for (i = 4; i <= NF; i++) printf "%s%s", $i, (i < NF ? " " : "\n")
+			exit
+		}' "$DISKS_CONF"
+}
+
+# Die unless every argument names a disk kind.
+check_disk_kinds()
+{
+	local kind
+	for kind in "$@"; do
+		disk_kinds | grep -qx -- "$kind" ||
+			die "unknown disk kind '$kind' (valid: $(disk_kinds | tr '\n' ' '))"
+	done
+}
+
+# The schedulers this kernel was built with, as the guest should list them.
+built_schedulers()
+{
+	local config=$(obj_dir)/.config list=none
+	grep -q '^CONFIG_MQ_IOSCHED_DEADLINE=y' "$config" && list+=,mq-deadline
+	grep -q '^CONFIG_MQ_IOSCHED_KYBER=y' "$config" && list+=,kyber
+	grep -q '^CONFIG_IOSCHED_BFQ=y' "$config" && list+=,bfq
+	echo "$list"
+}
+
+# QEMU arguments for one disk of kind $1, backed by a sparse image file.
+disk_qemu_args()
+{
+	local kind=$1 id slot devices img
+	id=d${kind//-/}
+	slot=$(disk_field "$kind" 2)
+	devices=$(disk_field "$kind" 4)
+	img=$BUILD/disks/$kind.img
+	mkdir -p "$BUILD/disks"
+	[ -f "$img" ] || truncate -s "$DISK_SIZE" "$img"
+	devices=${devices//\{id\}/$id}
+	devices=${devices//\{slot\}/0x${slot%.0}}
+	echo "-drive file=$img,format=raw,if=none,id=$id,aio=threads $devices"
+}
+
+# "kind:slot:driver,..." for the guest's iosched.disks parameter.
+disk_specs_param()
+{
+	local kind out=
+	for kind in "$@"; do
+		out+=${out:+,}$kind:$(disk_field "$kind" 2):$(disk_field "$kind" 3)
+	done
+	echo "$out"
+}
+
+# Boot once under KVM with a short timeout; succeed if the guest finishes.
+kvm_works()
+{
+	local log=$LOGS/kvm-probe.console
+	[ -r /dev/kvm ] && [ -w /dev/kvm ] || return 1
+	mkdir -p "$LOGS"
+	timeout 30 qemu-system-x86_64 -machine pc -accel kvm -cpu host -smp 1 \
+		-m 256 -nodefaults -no-reboot -display none \
+		-kernel "$KERNEL" -initrd "$INITRAMFS" \
+		-append "console=ttyS0 panic=-1 kunit.enable=0 iosched.mode=kunit" \
+		-serial "file:$log" >/dev/null 2>&1 || true
+	grep -q 'iosched-guest: done' "$log"
+}
+
+# Pick the accelerator once per machine: ACCEL=kvm|tcg forces one.
+accel()
+{
+	local cache=$BUILD/accel
+	case "${ACCEL:-auto}" in
+	kvm)
+		[ -w /dev/kvm ] || die "ACCEL=kvm but /dev/kvm is missing or not writable"
+		echo kvm
+		return
+		;;
+	tcg)
+		echo tcg
+		return
+		;;
+	auto) ;;
+	*) die "unknown ACCEL '$ACCEL' (valid: auto kvm tcg)" ;;
+	esac
+	if [ ! -f "$cache" ]; then
+		if kvm_works; then
+			echo kvm >"$cache"
+		else
+			echo tcg >"$cache"
+		fi
+	fi
+	if [ "$(cat "$cache")" = tcg ] && [ ! -f "$cache.warned" ]; then
+		warn "KVM is not usable here (see $LOGS/kvm-probe.console); guests run under TCG"
+		touch "$cache.warned"
+	fi
+	cat "$cache"
+}
+
+accel_args()
+{
+	if [ "$(accel)" = kvm ]; then
+		echo "-accel kvm -cpu host"
+	else
+		echo "-accel tcg,thread=multi -cpu max"
+	fi
+}
+
+# run_qemu MODE "EXTRA-APPEND" SERIAL0 SERIAL1 KIND...
+# Boot the guest with the disks named; QEMU_PREFIX (an array) wraps it,
+# e.g. in a timeout.
+run_qemu()
+{
+	local mode=$1 extra=$2 serial0=$3 serial1=$4 kind disks=()
+	shift 4
+	for kind in "$@"; do
+		# shellcheck disable=SC2207
+		disks+=($(disk_qemu_args "$kind"))
+	done
+	# shellcheck disable=SC2046
+	"${QEMU_PREFIX[@]}" qemu-system-x86_64 -machine pc $(accel_args) \
+		-smp 2 -m "$MEM" -nodefaults -no-reboot -display none \
+		-kernel "$KERNEL" -initrd "$INITRAMFS" \
+		-append "console=ttyS0 panic=-1 iosched.mode=$mode iosched.disks=$(disk_specs_param "$@") iosched.expect=$(built_schedulers) $extra" \
+		-serial "$serial0" -serial "$serial1" "${disks[@]}"
+}
+
+# boot_guest NAME MODE TIMEOUT "EXTRA-APPEND" KIND...
+# Console to $LOGS/NAME.console, TAP to $LOGS/NAME.tap. Fails if the guest
+# did not print its closing line (hang, panic, timeout), showing the tail.
+boot_guest()
+{
+	local name=$1 mode=$2 limit=$3 extra=$4 status=0
+	shift 4
+	local console=$LOGS/$name.console tap=$LOGS/$name.tap
+	mkdir -p "$LOGS"
+	: >"$console"
+	: >"$tap"
+	QEMU_PREFIX=(timeout -k 10 "$limit")
+	run_qemu "$mode" "$extra" "file:$console" "file:$tap" "$@" \
+		>"$LOGS/$name.qemu" 2>&1 || status=$?
+	grep -q 'iosched-guest: done' "$console" && return 0
+	if [ "$status" = 124 ]; then
+		echo "guest $name hung: no result after $limit s; last console lines:" >&2
+	else
+		echo "guest $name did not finish (qemu exit $status); last lines:" >&2
+	fi
+	tail -n 15 "$console" "$LOGS/$name.qemu" >&2
+	return 1
+}

@@ -1,0 +1,27 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# "make run": build what is needed, boot the patched kernel with the whole
+# disk matrix, list each disk with its controller and schedulers, and run
+# the short scheduler demonstration (qemu/guest/demo.sh).
+. "$(dirname "$0")/lib.sh"
+. "$TOP/scripts/qemu-lib.sh"
+
+read -ra kinds <<<"${DISKS:-$(disk_kinds | tr '\n' ' ')}"
+check_disk_kinds "${kinds[@]}"
+
+"$TOP/scripts/deps.sh"
+"$TOP/scripts/build.sh"
+"$TOP/qemu/mkinitramfs.sh"
+
+say "booting $(cat "$TREE/include/config/kernel.release" 2>/dev/null || echo 6.12) ($(accel)) with disks: ${kinds[*]}"
+console=$LOGS/run.console
+: >"$console"
+tail -n +1 -f "$console" 2>/dev/null | grep --line-buffered -v '^\[' &
+tailer=$!
+trap 'kill $tailer 2>/dev/null' EXIT
+status=0
+boot_guest run run 300 "quiet kunit.enable=0" "${kinds[@]}" || status=$?
+sleep 1
+"$TOP/scripts/splats.sh" "$console" || status=1
+say "logs: ${LOGS#"$TOP"/}/run.console"
+exit $status

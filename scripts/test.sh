@@ -1,0 +1,84 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# "make test": build what is needed, run checkpatch, the KUnit suites in
+# one boot and the kselftests in one boot per disk kind. Ends with the line
+# "N passed, N failed" and fails on any failed test, any kernel report
+# (oops, BUG, WARN, lockdep, ...) and any guest that did not finish.
+#
+# DISKS="sata nvme" limits the disk kinds; VERIFY_SECONDS sets the length
+# of each fio verify run (default 20).
+. "$(dirname "$0")/lib.sh"
+. "$TOP/scripts/qemu-lib.sh"
+
+VERIFY_SECONDS=${VERIFY_SECONDS:-20}
+read -ra kinds <<<"${DISKS:-$(disk_kinds | tr '\n' ' ')}"
+check_disk_kinds "${kinds[@]}"
+case "$VERIFY_SECONDS" in
+'' | *[!0-9]*) die "VERIFY_SECONDS must be a whole number of seconds, not '$VERIFY_SECONDS'" ;;
+esac
+
+passed=0
+failed=0
+skipped=0
+step=0
+steps=$((2 + ${#kinds[@]}))
+start=$SECONDS
+
+# Add the leaf results of TAP file $2 under label $1; a file without any
+# result counts as one failure.
+count_tap()
+{
+	local label=$1 file=$2 p f s
+	read -r p f s < <(awk -f "$TOP/scripts/tap-count.awk" "$file")
+	if [ $((p + f + s)) = 0 ]; then
+		echo "  FAIL $label: no test results in $file" >&2
+		f=1
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+	skipped=$((skipped + s))
+	echo "    $label: $p passed, $f failed, $s skipped ($((SECONDS - start)) s so far)" >&2
+}
+
+# A guest that did not finish or printed a kernel report is one failure.
+guest_verdict()
+{
+	local name=$1
+	shift
+	if ! boot_guest "$@" || ! "$TOP/scripts/splats.sh" "$LOGS/$name.console"; then
+		failed=$((failed + 1))
+	fi
+}
+
+next_step()
+{
+	step=$((step + 1))
+	say "[$step/$steps] $*"
+}
+
+"$TOP/scripts/deps.sh"
+"$TOP/scripts/build.sh"
+"$TOP/qemu/mkinitramfs.sh"
+
+next_step "checkpatch --strict on the series and the files it adds"
+"$TOP/scripts/check.sh" >"$LOGS/checkpatch.tap" || true
+count_tap checkpatch "$LOGS/checkpatch.tap"
+
+next_step "KUnit suites ($(accel))"
+guest_verdict kunit kunit kunit 300 ""
+count_tap KUnit "$LOGS/kunit.console"
+
+for kind in "${kinds[@]}"; do
+	next_step "kselftests on $kind ($(disk_field "$kind" 3)), fio verify ${VERIFY_SECONDS}s per scheduler"
+	guest_verdict "test-$kind" "test-$kind" test 900 \
+		"kunit.enable=0 iosched.verify_seconds=$VERIFY_SECONDS" "$kind"
+	count_tap "$kind" "$LOGS/test-$kind.tap"
+done
+
+echo "tests took $((SECONDS - start)) s; logs in ${LOGS#"$TOP"/}/" >&2
+if [ "$skipped" -gt 0 ]; then
+	echo "$passed passed, $failed failed, $skipped skipped"
+else
+	echo "$passed passed, $failed failed"
+fi
+[ "$failed" = 0 ]

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * I/O scheduler selection through /sys/block/<disk>/queue/scheduler:
+ * the disk sits behind the expected controller driver, every scheduler
+ * the kernel was built with is listed and can be made active, and names
+ * that are not a scheduler's are refused without changing the active one.
+ *
+ * Environment (set by the guest test runner):
+ *   IOSCHED_DISK    disk under test, e.g. "sda"
+ *   IOSCHED_DRIVER  driver the disk's controller must be bound to
+ *   IOSCHED_EXPECT  space separated schedulers the kernel was built with
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../kselftest_harness.h"
+
+#define MAX_SCHEDULERS	16
+#define NAME_LEN	32
+
+FIXTURE(elevator) {
+	char disk[NAME_LEN];
+	char attr[PATH_MAX];
+	char names[MAX_SCHEDULERS][NAME_LEN];
+	int nr_names;
+	char initial[NAME_LEN];
+};
+
+/* Read a sysfs attribute into @buf; returns 0 or -errno. */
+static int read_attr(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* Write @len bytes of @val in one write(); returns 0 or -errno. */
+static int write_attr(const char *path, const char *val, size_t len)
+{
+	ssize_t n;
+	int fd, ret = 0;
+
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, len);
+	if (n < 0)
+		ret = -errno;
+	else if ((size_t)n != len)
+		ret = -EIO;
+	close(fd);
+	return ret;
+}
+
+/*
+ * Parse "none [mq-deadline] kyber" into @names and the active one (the
+ * bracketed name) into @active. Returns the number of names, or -errno.
+ */
+static int read_schedulers(const char *attr, char names[][NAME_LEN],
+			   char *active)
+{
+	char buf[4096], *tok, *save = NULL;
+	int nr = 0, ret;
+
+	ret = read_attr(attr, buf, sizeof(buf));
+	if (ret)
+		return ret;
+	active[0] = '\0';
+	for (tok = strtok_r(buf, "\n ", &save); tok && nr < MAX_SCHEDULERS;
+	     tok = strtok_r(NULL, "\n ", &save)) {
+		size_t len = strlen(tok);
+
+		if (tok[0] == '[' && tok[len - 1] == ']') {
+			tok[len - 1] = '\0';
+			tok++;
+			snprintf(active, NAME_LEN, "%s", tok);
+		}
+		snprintf(names[nr++], NAME_LEN, "%s", tok);
+	}
+	return nr;
+}
+
+static int active_scheduler(const char *attr, char *active)
+{
+	char names[MAX_SCHEDULERS][NAME_LEN];
+	int nr = read_schedulers(attr, names, active);
+
+	return nr < 0 ? nr : 0;
+}
+
+static int select_scheduler(const char *attr, const char *name)
+{
+	return write_attr(attr, name, strlen(name));
+}
+
+/* Does any ancestor of /sys/block/<disk> have @driver bound to it? */
+static bool behind_driver(const char *disk, const char *driver)
+{
+	char path[PATH_MAX], link[PATH_MAX], target[PATH_MAX];
+	char *slash;
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/sys/block/%s", disk);
+	if (!realpath(link, path))
+		return false;
+	while ((slash = strrchr(path, '/')) && slash != path) {
+		snprintf(link, sizeof(link), "%s/driver", path);
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n > 0) {
+			target[n] = '\0';
+			slash = strrchr(target, '/');
+			if (!strcmp(slash ? slash + 1 : target, driver))
+				return true;
+		}
+		*strrchr(path, '/') = '\0';
+	}
+	return false;
+}
+
+FIXTURE_SETUP(elevator)
+{
+	const char *disk = getenv("IOSCHED_DISK");
+
+	if (!disk || !*disk)
+		SKIP(return, "IOSCHED_DISK names no disk");
+	snprintf(self->disk, sizeof(self->disk), "%s", disk);
+	snprintf(self->attr, sizeof(self->attr),
+		 "/sys/block/%s/queue/scheduler", disk);
+	self->nr_names = read_schedulers(self->attr, self->names,
+					 self->initial);
+	ASSERT_LT(0, self->nr_names) TH_LOG("cannot read %s", self->attr);
+}
+
+FIXTURE_TEARDOWN(elevator)
+{
+	if (self->initial[0])
+		select_scheduler(self->attr, self->initial);
+}
+
+TEST_F(elevator, behind_expected_driver)
+{
+	const char *driver = getenv("IOSCHED_DRIVER");
+
+	ASSERT_NE(NULL, driver) TH_LOG("IOSCHED_DRIVER is not set");
+	EXPECT_TRUE(behind_driver(self->disk, driver))
+		TH_LOG("%s is not behind a device bound to %s",
+		       self->disk, driver);
+}
+
+TEST_F(elevator, lists_every_built_scheduler)
+{
+	char expect[512], *tok, *save = NULL;
+	const char *env = getenv("IOSCHED_EXPECT");
+	int i;
+
+	ASSERT_NE(NULL, env) TH_LOG("IOSCHED_EXPECT is not set");
+	snprintf(expect, sizeof(expect), "%s", env);
+	for (tok = strtok_r(expect, " ", &save); tok;
+	     tok = strtok_r(NULL, " ", &save)) {
+		for (i = 0; i < self->nr_names; i++)
+			if (!strcmp(self->names[i], tok))
+				break;
+		EXPECT_LT(i, self->nr_names)
+			TH_LOG("%s is built but not listed in %s",
+			       tok, self->attr);
+	}
+}
+
+TEST_F(elevator, switches_to_each)
+{
+	char active[NAME_LEN];
+	int i;
+
+	for (i = 0; i < self->nr_names; i++) {
+		EXPECT_EQ(0, select_scheduler(self->attr, self->names[i]))
+			TH_LOG("selecting %s failed", self->names[i]);
+		ASSERT_EQ(0, active_scheduler(self->attr, active));
+		EXPECT_STREQ(self->names[i], active);
+	}
+}
+
+/*
+ * Names that must be refused. "nonexistent" and the padded "kyber" were
+ * accepted by 6.12 (prefix match on "none", silent truncation).
+ */
+static const char * const bad_names[] = {
+	"no-such-scheduler",
+	"nonexistent",
+	"none-of-the-above",
+	"kyber                      garbage",
+	"mq-deadline\x01",
+	"bfq kyber",
+	"-1",
+	"\n",
+	" ",
+};
+
+TEST_F(elevator, rejects_unknown_names)
+{
+	char active[NAME_LEN], longname[4000];
+	unsigned int b;
+	int i, ret;
+
+	memset(longname, 'x', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+
+	/* Start from each real scheduler so a fall-back to "none" shows. */
+	for (i = 0; i < self->nr_names; i++) {
+		if (!strcmp(self->names[i], "none"))
+			continue;
+		ASSERT_EQ(0, select_scheduler(self->attr, self->names[i]));
+		for (b = 0; b <= ARRAY_SIZE(bad_names); b++) {
+			const char *bad = b < ARRAY_SIZE(bad_names) ?
+					  bad_names[b] : longname;
+
+			ret = select_scheduler(self->attr, bad);
+			EXPECT_NE(0, ret)
+				TH_LOG("\"%.40s\" accepted while %s was active",
+				       bad, self->names[i]);
+			ASSERT_EQ(0, active_scheduler(self->attr, active));
+			EXPECT_STREQ(self->names[i], active)
+				TH_LOG("\"%.40s\" changed the scheduler", bad);
+		}
+	}
+}
+
+TEST_HARNESS_MAIN
