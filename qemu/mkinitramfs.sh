@@ -21,7 +21,7 @@ build_kselftests()
 
 inputs()
 {
-	printf '%s\n' "${HOST_BINS[@]}" "$DBENCH_LOADFILE" "$TOP/qemu/init"
+	printf "%s\n" "${HOST_BINS[@]}" "$DBENCH_LOADFILE" "$TOP/qemu/init" "$0"
 	find "$TOP/qemu/guest" "$KSFT" -type f | sort
 }
 
@@ -50,6 +50,7 @@ stage()
 			copy_into_stage "$lib"
 		done
 	done
+	ln -s busybox "$STAGE.tmp/bin/sh"
 	copy_into_stage "$DBENCH_LOADFILE"
 	cp -a "$KSFT" "$STAGE.tmp/kselftest"
 	cp "$TOP/qemu/init" "$STAGE.tmp/init"
