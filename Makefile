@@ -6,8 +6,9 @@
 #   MEM            guest memory in MiB (default 1024)
 #   ACCEL          auto (default), kvm or tcg
 #   VERIFY_SECONDS length of each fio verify run in make test (default 20)
+#   QUICK=1 PROFILE CELLS SCHEDULERS REPS THREADS SECS   for make bench
 
-.PHONY: all run test shell check build initramfs deps clean help
+.PHONY: all run test bench shell check build initramfs deps clean help
 
 all: run
 
@@ -16,6 +17,9 @@ run:
 
 test:
 	@scripts/test.sh
+
+bench:
+	@scripts/bench.sh
 
 shell:
 	@scripts/shell.sh
@@ -38,4 +42,4 @@ clean:
 
 help:
 	@sed -n 's/^#   /  /p' Makefile
-	@echo "targets: run test shell check build initramfs deps clean"
+	@echo "targets: run test bench shell check build initramfs deps clean"

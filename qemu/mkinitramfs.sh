@@ -1,16 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Build the guest initramfs: Debian's busybox-static, fio, dbench (with the
-# shared libraries they need), coreutils' timeout for the kselftest runner,
-# the kselftests of the series and the guest scripts. Rebuilt only when one
-# of these inputs changes.
+# Build the guest initramfs: Debian's busybox-static, fio, dbench, mke2fs
+# (with the shared libraries they need), coreutils' timeout for the
+# kselftest runner, the kselftests of the series, the guest scripts and
+# the benchmark jobs. Rebuilt only when one of these inputs changes.
 . "$(dirname "$0")/../scripts/lib.sh"
 
 OUT=$BUILD/initramfs.cpio.gz
 STAGE=$BUILD/initramfs.d
 KSFT=$BUILD/kselftest-install
-HOST_BINS=(/bin/busybox /usr/bin/fio /usr/bin/dbench /usr/bin/timeout)
-DBENCH_LOADFILE=/usr/share/dbench/client.txt
+HOST_BINS=(/bin/busybox /usr/bin/fio /usr/bin/dbench /usr/bin/timeout /sbin/mke2fs)
+HOST_FILES=(/usr/share/dbench/client.txt /etc/mke2fs.conf)
 
 build_kselftests()
 {
@@ -21,8 +21,8 @@ build_kselftests()
 
 inputs()
 {
-	printf "%s\n" "${HOST_BINS[@]}" "$DBENCH_LOADFILE" "$TOP/qemu/init" "$0"
-	find "$TOP/qemu/guest" "$KSFT" -type f | sort
+	printf "%s\n" "${HOST_BINS[@]}" "${HOST_FILES[@]}" "$TOP/qemu/init" "$0"
+	find "$TOP/qemu/guest" "$TOP/bench/jobs" "$KSFT" -type f | sort
 }
 
 # Shared libraries of a dynamic executable (none for a static one).
@@ -40,7 +40,7 @@ copy_into_stage()
 
 stage()
 {
-	local bin lib
+	local bin lib f
 	rm -rf "$STAGE.tmp"
 	mkdir -p "$STAGE.tmp"/{bin,sbin,usr/bin,usr/sbin,usr/lib/iosched,proc,sys,dev,tmp,root,etc}
 	for bin in "${HOST_BINS[@]}"; do
@@ -51,10 +51,13 @@ stage()
 		done
 	done
 	ln -s busybox "$STAGE.tmp/bin/sh"
-	copy_into_stage "$DBENCH_LOADFILE"
+	for f in "${HOST_FILES[@]}"; do
+		copy_into_stage "$f"
+	done
 	cp -a "$KSFT" "$STAGE.tmp/kselftest"
 	cp "$TOP/qemu/init" "$STAGE.tmp/init"
 	cp "$TOP"/qemu/guest/* "$STAGE.tmp/usr/lib/iosched/"
+	cp -r "$TOP/bench/jobs" "$STAGE.tmp/usr/lib/iosched/jobs"
 	echo "root:x:0:0:root:/root:/bin/sh" >"$STAGE.tmp/etc/passwd"
 	echo "nobody:x:65534:65534:nobody:/:/bin/sh" >>"$STAGE.tmp/etc/passwd"
 	rm -rf "$STAGE"

@@ -6,6 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 
 OBJ=$(obj_dir)
+BUILD_LOG=$LOGS/build-$(basename "$OBJ").log
 FRAGMENTS=("$TOP/configs/qemu.config")
 [ "${DEBUG:-0}" = 1 ] && FRAGMENTS+=("$TOP/configs/debug.config")
 
@@ -61,14 +62,14 @@ configure()
 build_kernel()
 {
 	local start=$SECONDS status
-	say "building bzImage in ${OBJ#"$TOP"/} (log: ${LOGS#"$TOP"/}/build.log)"
+	say "building bzImage in ${OBJ#"$TOP"/} (log: ${BUILD_LOG#"$TOP"/})"
 	set +e
-	kmake -j"$JOBS" bzImage 2>&1 | tee "$LOGS/build.log" | progress build 500
+	kmake -j"$JOBS" bzImage 2>&1 | tee "$BUILD_LOG" | progress build 500
 	status=${PIPESTATUS[0]}
 	set -e
 	if [ "$status" != 0 ]; then
-		grep -E 'error|Error' "$LOGS/build.log" | head -n 20 >&2
-		die "kernel build failed (full log: $LOGS/build.log)"
+		grep -E 'error|Error' "$BUILD_LOG" | head -n 20 >&2
+		die "kernel build failed (full log: $BUILD_LOG)"
 	fi
 	say "bzImage ready in $((SECONDS - start)) s"
 }

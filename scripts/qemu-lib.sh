@@ -7,6 +7,7 @@ DISKS_CONF=$TOP/qemu/disks.conf
 MEM=${MEM:-1024}
 DISK_SIZE=${DISK_SIZE:-1G}
 KERNEL=$(obj_dir)/arch/x86/boot/bzImage
+QEMU_EXTRA=()
 INITRAMFS=$BUILD/initramfs.cpio.gz
 
 disk_kinds()
@@ -45,19 +46,81 @@ built_schedulers()
 	echo "$list"
 }
 
-# QEMU arguments for one disk of kind $1, backed by a sparse image file.
+disk_image()
+{
+	local img=$BUILD/disks/$1-$DISK_SIZE.img
+	mkdir -p "$BUILD/disks"
+	[ -f "$img" ] || truncate -s "$DISK_SIZE" "$img"
+	echo "$img"
+}
+
+# QEMU arguments for one disk of kind $1: a sparse image file, or the
+# disk model's NBD socket when one runs for this kind (start_disk_model).
 disk_qemu_args()
 {
-	local kind=$1 id slot devices img
+	local kind=$1 id slot devices backing
 	id=d${kind//-/}
 	slot=$(disk_field "$kind" 2)
 	devices=$(disk_field "$kind" 4)
-	img=$BUILD/disks/$kind.img
-	mkdir -p "$BUILD/disks"
-	[ -f "$img" ] || truncate -s "$DISK_SIZE" "$img"
 	devices=${devices//\{id\}/$id}
 	devices=${devices//\{slot\}/0x${slot%.0}}
-	echo "-drive file=$img,format=raw,if=none,id=$id,aio=threads $devices"
+	if [ -S "$(model_socket "$kind")" ]; then
+		backing="file.driver=nbd,file.server.type=unix,file.server.path=$(model_socket "$kind")"
+	else
+		backing="file=$(disk_image "$kind"),aio=threads"
+	fi
+	echo "-drive $backing,format=raw,if=none,id=$id $devices"
+}
+
+model_socket()
+{
+	echo "$BUILD/run/$1.sock"
+}
+
+model_profiles()
+{
+	nbdkit "$BUILD/diskmodel/nbdkit-diskmodel-plugin.so" --dump-plugin |
+		sed -n 's/^diskmodel_profile_\([^=]*\)=.*/\1/p'
+}
+
+build_disk_model()
+{
+	run_logged "$LOGS/diskmodel-build.log" "building the disk model" \
+		make -C "$TOP/qemu/diskmodel" O="$BUILD/diskmodel"
+}
+
+# Serve disk kind $1's image through the disk model with profile $2.
+start_disk_model()
+{
+	local kind=$1 profile=$2 sock pid
+	sock=$(model_socket "$kind")
+	pid=$BUILD/run/$kind.pid
+	mkdir -p "$BUILD/run"
+	stop_disk_model "$kind"
+	nbdkit --unix "$sock" --pidfile "$pid" \
+		"$BUILD/diskmodel/nbdkit-diskmodel-plugin.so" \
+		file="$(disk_image "$kind")" profile="$profile" \
+		>"$LOGS/diskmodel-$kind.log" 2>&1 ||
+		die "disk model for $kind ($profile) did not start: $(tail -n 1 "$LOGS/diskmodel-$kind.log")"
+	[ -S "$sock" ] || die "disk model for $kind did not create $sock"
+}
+
+# Fail if the model serving kind $1 is gone (it crashed under the guest).
+check_disk_model()
+{
+	local pid=$BUILD/run/$1.pid
+	[ -f "$pid" ] && kill -0 "$(cat "$pid")" 2>/dev/null ||
+		die "disk model for $1 crashed (log: $LOGS/diskmodel-$1.log)"
+}
+
+stop_disk_model()
+{
+	local pid=$BUILD/run/$1.pid
+	if [ -f "$pid" ]; then
+		kill "$(cat "$pid")" 2>/dev/null || true
+		rm -f "$pid"
+	fi
+	rm -f "$(model_socket "$1")"
 }
 
 # "kind:slot:driver,..." for the guest's iosched.disks parameter.
@@ -140,7 +203,7 @@ run_qemu()
 		-smp 2 -m "$MEM" -nodefaults -no-reboot -display none \
 		-kernel "$KERNEL" -initrd "$INITRAMFS" \
 		-append "console=ttyS0 panic=-1 iosched.mode=$mode iosched.disks=$(disk_specs_param "$@") iosched.expect=$(built_schedulers) $extra" \
-		-serial "$serial0" -serial "$serial1" "${disks[@]}"
+		-serial "$serial0" -serial "$serial1" "${disks[@]}" "${QEMU_EXTRA[@]}"
 }
 
 # boot_guest NAME MODE TIMEOUT "EXTRA-APPEND" KIND...

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # "make shell": an interactive guest shell with the disks of the matrix
-# (all of them, or DISK=kind). Ctrl-A X quits QEMU.
+# (all of them, or DISK=kind), served by the disk model with PROFILE=name
+# (hdd, raid4, ssd, ...) or straight from image files. Ctrl-A X quits QEMU.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/scripts/qemu-lib.sh"
 
@@ -12,5 +13,14 @@ check_disk_kinds "${kinds[@]}"
 "$TOP/scripts/build.sh"
 "$TOP/qemu/mkinitramfs.sh"
 
+if [ -n "${PROFILE:-}" ]; then
+	build_disk_model
+	model_profiles | grep -qx -- "$PROFILE" ||
+		die "unknown profile '$PROFILE' (valid: $(model_profiles | tr '\n' ' '))"
+	trap 'for k in "${kinds[@]}"; do stop_disk_model "$k"; done' EXIT
+	for kind in "${kinds[@]}"; do
+		start_disk_model "$kind" "$PROFILE"
+	done
+fi
 QEMU_PREFIX=()
 run_qemu shell "kunit.enable=0" mon:stdio "file:$LOGS/shell.tap" "${kinds[@]}"

@@ -21,7 +21,7 @@ passed=0
 failed=0
 skipped=0
 step=0
-steps=$((2 + ${#kinds[@]}))
+steps=$((4 + ${#kinds[@]}))
 start=$SECONDS
 
 # Add the leaf results of TAP file $2 under label $1; a file without any
@@ -50,6 +50,15 @@ guest_verdict()
 	fi
 }
 
+# Python unittest's verbose log as TAP: one line per test.
+unittest_to_tap()
+{
+	awk '/ \.\.\. ok$/ { print "ok " ++n " " $1; next }
+	     / \.\.\. (FAIL|ERROR)$/ { print "not ok " ++n " " $1; next }
+	     / \.\.\. skipped/ { print "ok " ++n " " $1 " # SKIP"; next }
+	     END { print "1.." n }' "$1"
+}
+
 next_step()
 {
 	step=$((step + 1))
@@ -64,6 +73,14 @@ next_step "checkpatch --strict on the series and the files it adds"
 "$TOP/scripts/check.sh" >"$LOGS/checkpatch.tap" || true
 count_tap checkpatch "$LOGS/checkpatch.tap"
 
+next_step "host unit tests: disk model (cmocka), bench report (unittest)"
+build_disk_model
+CMOCKA_MESSAGE_OUTPUT=TAP "$BUILD/diskmodel/test_model" >"$LOGS/diskmodel.tap" 2>&1 || true
+count_tap "disk model" "$LOGS/diskmodel.tap"
+python3 -m unittest discover -s "$TOP/bench/report" -v >"$LOGS/report-unittest.log" 2>&1 || true
+unittest_to_tap "$LOGS/report-unittest.log" >"$LOGS/report-unittest.tap"
+count_tap "bench report" "$LOGS/report-unittest.tap"
+
 next_step "KUnit suites ($(accel))"
 guest_verdict kunit kunit kunit 300 ""
 count_tap KUnit "$LOGS/kunit.console"
@@ -74,6 +91,16 @@ for kind in "${kinds[@]}"; do
 		"kunit.enable=0 iosched.verify_seconds=$VERIFY_SECONDS" "$kind"
 	count_tap "$kind" "$LOGS/test-$kind.tap"
 done
+
+next_step "benchmark harness smoke (disk model hdd, seed000 mmap cell, 5 s runs)"
+if CELLS=seed000-mmap-64k PROFILE=hdd THREADS=1,4 SECS=5 REPS=1 \
+	SCHEDULERS="mq-deadline bfq" "$TOP/scripts/bench.sh" >"$LOGS/bench-smoke.log" 2>&1; then
+	python3 "$TOP/bench/check-results.py" "$BUILD/bench/latest" >"$LOGS/bench-smoke.tap" 2>&1 || true
+else
+	tail -n 5 "$LOGS/bench-smoke.log" >&2
+	: >"$LOGS/bench-smoke.tap"
+fi
+count_tap "bench smoke" "$LOGS/bench-smoke.tap"
 
 echo "tests took $((SECONDS - start)) s; logs in ${LOGS#"$TOP"/}/" >&2
 if [ "$skipped" -gt 0 ]; then

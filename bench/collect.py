@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn the guest's framed benchmark output into JSON records.
+
+The guest (qemu/guest/bench.sh) prints, per measurement,
+    BENCH-BEGIN cell job threads bs secs scheduler rep
+    <fio JSON or dbench text>
+    BENCH-END status=N
+This reads that stream and appends one record per finished measurement to
+results.jsonl, with the run's metadata. A measurement whose END is missing
+(the guest died) is dropped; the run is then marked incomplete.
+"""
+import argparse
+import json
+import re
+import sys
+
+
+def per_job_metrics(fio):
+    """Throughput and worst latency per job name, summed over its clones.
+
+    Jobs are named by role (reader, writer, nullb); fio numbers the clones
+    of a numjobs group under the same name."""
+    metrics = {}
+    for job in fio.get("jobs", []):
+        role = job["jobname"]
+        kbps = 0.0
+        iops = 0.0
+        lat_max = 0.0
+        for direction in ("read", "write"):
+            d = job.get(direction, {})
+            if not d.get("io_bytes"):
+                continue
+            kbps += d.get("bw", 0)
+            iops += d.get("iops", 0)
+            lat_max = max(lat_max, d.get("lat_ns", {}).get("max", 0) / 1e6)
+        metrics[role + "_kbps"] = metrics.get(role + "_kbps", 0) + kbps
+        metrics[role + "_iops"] = metrics.get(role + "_iops", 0) + iops
+        key = role + "_lat_max_ms"
+        metrics[key] = max(metrics.get(key, 0), lat_max)
+    return metrics
+
+
+def dbench_metrics(text):
+    """dbench's closing line: throughput and worst latency."""
+    m = re.search(r"Throughput ([0-9.]+) MB/sec.*max_latency=([0-9.]+) ms",
+                  text)
+    if not m:
+        return None
+    return {"dbench_mbps": float(m.group(1)),
+            "dbench_lat_max_ms": float(m.group(2))}
+
+
+def fio_json(text):
+    """The fio JSON document in @text (fio may print notes before it)."""
+    start = text.find("{")
+    if start < 0:
+        return None
+    try:
+        return json.loads(text[start:])
+    except json.JSONDecodeError:
+        return None
+
+
+def metrics_of(job, text):
+    if job == "dbench":
+        return dbench_metrics(text)
+    fio = fio_json(text)
+    if fio is None:
+        return None
+    metrics = per_job_metrics(fio)
+    # IOPS matter only for the CPU-cost cell; elsewhere they duplicate KB/s.
+    if job != "nullblk-iops":
+        metrics = {k: v for k, v in metrics.items() if not k.endswith("_iops")}
+    return metrics
+
+
+def measurements(lines):
+    """Yield (fields of BEGIN, status, body text) per framed measurement."""
+    begin = None
+    body = []
+    for line in lines:
+        line = line.rstrip("\r\n")
+        if line.startswith("BENCH-BEGIN "):
+            begin = line.split()[1:]
+            body = []
+        elif line.startswith("BENCH-END ") and begin is not None:
+            status = int(line.split("=", 1)[1])
+            yield begin, status, "\n".join(body)
+            begin = None
+        elif begin is not None:
+            body.append(line)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("guest_output")
+    ap.add_argument("--meta", required=True,
+                    help="JSON object merged into every record")
+    ap.add_argument("--seeds", required=True,
+                    help="JSON object: cell -> seed")
+    ap.add_argument("--incomplete", action="store_true")
+    args = ap.parse_args()
+    meta = json.loads(args.meta)
+    seeds = json.loads(args.seeds)
+    failed = 0
+    with open(args.guest_output, errors="replace") as f:
+        for fields, status, body in measurements(f):
+            cell, job, threads, bs, _secs, sched, rep = fields
+            metrics = metrics_of(job, body) if status == 0 else None
+            if not metrics:
+                print(f"collect: {cell} {sched} rep {rep} failed "
+                      f"(status {status})", file=sys.stderr)
+                failed += 1
+                continue
+            record = dict(meta)
+            record.update({
+                "cell": cell, "seed": seeds.get(cell, "-"),
+                "title": f"{job} {bs}".strip(" -"),
+                "threads": None if threads == "-" else int(threads),
+                "bs": bs, "scheduler": sched, "rep": int(rep),
+                "metrics": metrics, "complete": not args.incomplete,
+            })
+            print(json.dumps(record, sort_keys=True))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,652 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Turn a benchmark run's results.jsonl into report.md, summary.json and plots.
+
+Usage: python3 bench/report/report.py build/bench/<run> [--baseline NAME]
+
+Each line of results.jsonl is one measurement (one repetition of one cell,
+thread count and scheduler).  Repetitions are averaged; the coefficient of
+variation tells whether the mean can be trusted, and %diff compares every
+scheduler with a baseline scheduler, in the style of the tables posted to
+the kernel mailing lists.  Standard library only, plus gnuplot for the PNGs.
+"""
+
+import argparse
+import json
+import math
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+PROG = "report.py"
+DEFAULT_BASELINE = "mq-deadline"
+HIGH_CV_PCT = 5.0
+HIGH_CV_MARK = "!"
+INCOMPLETE_MARK = "*"
+MISSING = "-"
+GNUPLOT_TIMEOUT_S = 60
+
+
+class ReportError(Exception):
+    """A problem that makes the whole report impossible (exit status 1)."""
+
+
+def warn(message):
+    """Warnings go to stderr so that stdout stays the report path only."""
+    print(f"{PROG}: warning: {message}", file=sys.stderr)
+
+
+# ---------------------------------------------------------------- metrics
+
+def is_lower_better(metric):
+    """Latencies (*_ms) and durations (seconds*) improve when they shrink."""
+    return metric.endswith("_ms") or metric.startswith("seconds")
+
+
+def better_arrow(metric):
+    return "↓ better" if is_lower_better(metric) else "↑ better"
+
+
+def metric_unit(metric):
+    """Axis/column unit guessed from the metric name; '' if unknown."""
+    name = metric.lower()
+    if "kbps" in name:
+        return "KB/s"
+    if "mbps" in name:
+        return "MB/s"
+    if "iops" in name:
+        return "IOPS"
+    if name.endswith("_ms"):
+        return "ms"
+    if name.endswith("_us"):
+        return "us"
+    if name.startswith("seconds") or name.endswith("_s"):
+        return "s"
+    return ""
+
+
+# ------------------------------------------------------------- formatting
+
+def format_value(value):
+    """Integers for large values, about three significant digits below 100."""
+    if value == 0:
+        return "0"
+    if abs(value) >= 100:
+        return f"{value:.0f}"
+    return f"{value:.3g}"
+
+
+def is_noisy(cv_pct):
+    """Judge the CV as printed, so '5.0%' never carries the marker."""
+    return cv_pct is not None and round(cv_pct, 1) > HIGH_CV_PCT
+
+
+def format_cv(cv_pct):
+    return MISSING if cv_pct is None else f"{cv_pct:.1f}%"
+
+
+def format_diff(diff_pct):
+    """Whole percent: with run-to-run noise of a few %, decimals would lie."""
+    if diff_pct is None:
+        return ""
+    text = f"{diff_pct:+.0f}%"
+    return "+0%" if text == "-0%" else text
+
+
+def format_threads(threads):
+    if threads is None:
+        return MISSING
+    return f"{threads} thread" + ("" if threads == 1 else "s")
+
+
+def safe_filename_part(text):
+    """Cell names become file names: keep them portable and unambiguous."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", str(text)).strip("_") or "x"
+
+
+# ----------------------------------------------------------------- input
+
+def results_path(run_dir):
+    return os.path.join(run_dir, "results.jsonl")
+
+
+def parse_threads(value):
+    """threads may be absent or null for single-configuration cells."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise ValueError("threads is a boolean")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    raise ValueError(f"threads {value!r} is not an integer")
+
+
+def is_number(value):
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value))
+
+
+def parse_record(line):
+    """Validate one JSON line; raise ValueError saying what is wrong."""
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as err:
+        raise ValueError(f"not valid JSON ({err.msg})") from None
+    if not isinstance(record, dict):
+        raise ValueError("not a JSON object")
+    for key in ("cell", "scheduler"):
+        if not isinstance(record.get(key), str) or not record[key]:
+            raise ValueError(f"missing or empty \"{key}\"")
+    if not isinstance(record.get("metrics"), dict):
+        raise ValueError("missing \"metrics\" object")
+    record["threads"] = parse_threads(record.get("threads"))
+    bad = [k for k, v in record["metrics"].items() if not is_number(v)]
+    if bad:
+        raise ValueError(f"non-numeric metric(s) {', '.join(sorted(bad))}")
+    if not record["metrics"]:
+        raise ValueError("\"metrics\" is empty")
+    return record
+
+
+def load_records(path):
+    """All well-formed measurements; malformed lines are skipped with a warning."""
+    if not os.path.isfile(path):
+        raise ReportError(f"no results file {path}")
+    records = []
+    name = os.path.basename(path)
+    with open(path, encoding="utf-8", errors="replace") as results:
+        for number, line in enumerate(results, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = parse_record(line)
+            except ValueError as err:
+                warn(f"{name} line {number}: {err}; skipped")
+                continue
+            record["_line"] = number
+            records.append(record)
+    if not records:
+        raise ReportError(f"no measurements in {path}")
+    return records
+
+
+def is_incomplete(record):
+    return record.get("complete", True) is False
+
+
+# ------------------------------------------------------------ aggregation
+
+def distinct(records, key):
+    """Distinct values of a field, in first-seen order, ignoring absent ones."""
+    seen = []
+    for record in records:
+        value = record.get(key)
+        if value is not None and value not in seen:
+            seen.append(value)
+    return seen
+
+
+def group_key(record):
+    """The same cell on another disk or profile is a different experiment."""
+    return (record["cell"], record.get("profile"), record.get("disk"))
+
+
+def group_id(key, ambiguous):
+    """File-name id: just the cell, unless the run holds it on several setups."""
+    cell, profile, disk = key
+    parts = [cell] + ([profile, disk] if ambiguous else [])
+    return "-".join(safe_filename_part(p) for p in parts if p is not None)
+
+
+def warn_repeated_reps(records):
+    """A resumed run may record a repetition twice; say so, keep both."""
+    first_line = {}
+    for record in records:
+        if record.get("rep") is None:
+            continue
+        key = (group_key(record), record["threads"], record["scheduler"],
+               record["rep"])
+        if key in first_line:
+            warn(f"line {record['_line']} repeats rep {record['rep']} of "
+                 f"{record['cell']}/{record['scheduler']}/threads="
+                 f"{record['threads']} (first seen on line {first_line[key]}); "
+                 "both are averaged")
+        else:
+            first_line[key] = record["_line"]
+
+
+def collect_groups(records):
+    """Nest measurements as group -> metric -> threads -> scheduler -> values."""
+    groups = {}
+    for record in records:
+        key = group_key(record)
+        group = groups.setdefault(key, {
+            "cell": record["cell"], "profile": record.get("profile"),
+            "disk": record.get("disk"),
+            "title": record.get("title") or record["cell"],
+            "schedulers": [], "metrics": {}})
+        if record["scheduler"] not in group["schedulers"]:
+            group["schedulers"].append(record["scheduler"])
+        for metric, value in record["metrics"].items():
+            rows = group["metrics"].setdefault(metric, {})
+            point = rows.setdefault(record["threads"], {}).setdefault(
+                record["scheduler"], {"values": [], "incomplete": False})
+            point["values"].append(float(value))
+            point["incomplete"] |= is_incomplete(record)
+    return groups
+
+
+def order_schedulers(groups, run_order):
+    """Columns follow the run's first-seen scheduler order in every table."""
+    for group in groups.values():
+        group["schedulers"].sort(key=run_order.index)
+
+
+def describe(values):
+    """Mean and sample CV in percent (None when it cannot be computed)."""
+    mean = statistics.fmean(values)
+    cv_pct = None
+    if len(values) >= 2 and mean != 0:
+        cv_pct = statistics.stdev(values) / abs(mean) * 100.0
+    return mean, cv_pct
+
+
+def percent_diff(value, base):
+    if base is None or base == 0:
+        return None
+    return (value - base) / abs(base) * 100.0
+
+
+def best_schedulers(row, lower_better):
+    """All schedulers sharing the best mean of a row (ties are possible)."""
+    means = {name: stat["mean"] for name, stat in row.items()}
+    target = min(means.values()) if lower_better else max(means.values())
+    return [name for name, mean in means.items() if mean == target]
+
+
+def threads_sort_key(threads):
+    return (threads is not None, threads or 0)
+
+
+def choose_baseline(schedulers, wanted):
+    return wanted if wanted in schedulers else schedulers[0]
+
+
+def summarize_metric(rows, schedulers, baseline, metric):
+    """Per thread count: mean/CV/%diff for each scheduler, plus the winner."""
+    summary = []
+    for threads in sorted(rows, key=threads_sort_key):
+        stats = {}
+        for name in schedulers:
+            point = rows[threads].get(name)
+            if point is None:
+                continue
+            mean, cv_pct = describe(point["values"])
+            stats[name] = {"mean": mean, "cv_pct": cv_pct,
+                           "n": len(point["values"]),
+                           "incomplete": point["incomplete"],
+                           "values": point["values"]}
+        base = stats.get(baseline, {}).get("mean")
+        for name, stat in stats.items():
+            stat["diff_pct"] = (None if name == baseline
+                                else percent_diff(stat["mean"], base))
+        summary.append({"threads": threads, "schedulers": stats,
+                        "best": best_schedulers(stats, is_lower_better(metric))})
+    return summary
+
+
+def aggregate(records, wanted_baseline):
+    """Everything the report, the plots and summary.json need, in order."""
+    groups = collect_groups(records)
+    order_schedulers(groups, distinct(records, "scheduler"))
+    ambiguous_cells = {cell for cell in distinct(records, "cell")
+                       if sum(1 for key in groups if key[0] == cell) > 1}
+    cells = []
+    for key, group in groups.items():
+        baseline = choose_baseline(group["schedulers"], wanted_baseline)
+        metrics = {}
+        for metric, rows in group["metrics"].items():
+            metrics[metric] = {
+                "better": "lower" if is_lower_better(metric) else "higher",
+                "unit": metric_unit(metric), "plot": None,
+                "rows": summarize_metric(rows, group["schedulers"],
+                                         baseline, metric)}
+        cells.append({"id": group_id(key, key[0] in ambiguous_cells),
+                      "cell": group["cell"], "title": group["title"],
+                      "profile": group["profile"], "disk": group["disk"],
+                      "baseline": baseline, "schedulers": group["schedulers"],
+                      "metrics": metrics})
+    return cells
+
+
+def repetition_range(cells):
+    counts = [stat["n"] for cell in cells for metric in cell["metrics"].values()
+              for row in metric["rows"] for stat in row["schedulers"].values()]
+    low, high = min(counts), max(counts)
+    return str(low) if low == high else f"{low}-{high}"
+
+
+def run_info(records, run_dir, cells, baseline):
+    runs = distinct(records, "run") or [os.path.basename(
+        os.path.normpath(run_dir))]
+    return {"run": ", ".join(map(str, runs)),
+            "kernels": distinct(records, "kernel"),
+            "series": distinct(records, "series"),
+            "profiles": distinct(records, "profile"),
+            "disks": distinct(records, "disk"),
+            "mem_mib": distinct(records, "mem_mib"),
+            "measurements": len(records),
+            "incomplete_measurements": sum(map(is_incomplete, records)),
+            "repetitions": repetition_range(cells),
+            "baseline": baseline}
+
+
+# ------------------------------------------------------------------ plots
+
+def plottable_threads(rows):
+    """Thread counts worth a line plot: at least two distinct real counts."""
+    threads = sorted(row["threads"] for row in rows
+                     if row["threads"] is not None)
+    return threads if len(threads) >= 2 else []
+
+
+def gnuplot_terminal(gnuplot):
+    """pngcairo draws far nicer lines; plain png (libgd) is the fallback."""
+    try:
+        probe = subprocess.run([gnuplot, "-e", "set terminal"],
+                               capture_output=True, text=True,
+                               timeout=GNUPLOT_TIMEOUT_S, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return "png"
+    listing = probe.stdout + probe.stderr
+    return "pngcairo" if re.search(r"^\s*pngcairo\s", listing, re.M) else "png"
+
+
+def gp_string(text):
+    """A gnuplot single-quoted string literal ('' escapes a quote)."""
+    return "'" + str(text).replace("'", "''") + "'"
+
+
+def plot_title(cell, metric):
+    setup = ", ".join(str(p) for p in (cell["profile"], cell["disk"]) if p)
+    return f"{cell['title']}: {metric}" + (f" ({setup})" if setup else "")
+
+
+def axis_label(metric, unit):
+    direction = "lower" if is_lower_better(metric) else "higher"
+    return f"{metric}" + (f" [{unit}]" if unit else "") + \
+        f" ({direction} is better)"
+
+
+def write_plot_data(path, cell, rows):
+    """One gnuplot data block (index) per scheduler: threads, mean."""
+    series = []
+    with open(path, "w", encoding="utf-8") as data:
+        for name in cell["schedulers"]:
+            points = [(row["threads"], row["schedulers"][name]["mean"])
+                      for row in rows if row["threads"] is not None
+                      and name in row["schedulers"]]
+            if not points:
+                continue
+            data.write(f"# {name}\n")
+            data.writelines(f"{t} {mean!r}\n" for t, mean in points)
+            data.write("\n\n")
+            series.append(name)
+    return series
+
+
+def x_axis_range(low, high):
+    """Log2 axis for wide thread ranges; pad so the end tics stay visible."""
+    if low > 0 and high / low >= 8:
+        return ["set logscale x 2", f"set xrange [{low / 1.2!r}:{high * 1.2!r}]"]
+    pad = (high - low) * 0.05
+    return [f"set xrange [{low - pad!r}:{high + pad!r}]"]
+
+
+def plot_script(png, data, series, cell, metric, info, terminal):
+    threads = plottable_threads(info["rows"])
+    lines = [f"set terminal {terminal} size 800,500 noenhanced",
+             "set encoding utf8",
+             f"set output {gp_string(png)}",
+             f"set title {gp_string(plot_title(cell, metric))}",
+             "set xlabel 'threads'",
+             f"set ylabel {gp_string(axis_label(metric, info['unit']))}",
+             "set grid",
+             "set key outside right top",
+             "set yrange [0:*]",
+             "set xtics (" + ", ".join(f"'{t}' {t}" for t in
+                                       sorted(set(threads))) + ")"]
+    lines += x_axis_range(threads[0], threads[-1])
+    curves = [f"{gp_string(data)} index {i} using 1:2 with linespoints "
+              f"lw 2 pt 7 title {gp_string(name)}"
+              for i, name in enumerate(series)]
+    lines.append("plot " + ", \\\n     ".join(curves))
+    return "\n".join(lines) + "\n"
+
+
+def render_plot(gnuplot, terminal, run_dir, workdir, cell, metric, info):
+    """Draw one PNG; returns its file name, or None if gnuplot failed."""
+    stem = f"plot-{cell['id']}-{safe_filename_part(metric)}"
+    png = os.path.join(run_dir, stem + ".png")
+    data = os.path.join(workdir, stem + ".dat")
+    script = os.path.join(workdir, stem + ".gp")
+    series = write_plot_data(data, cell, info["rows"])
+    with open(script, "w", encoding="utf-8") as gp:
+        gp.write(plot_script(png, data, series, cell, metric, info, terminal))
+    try:
+        done = subprocess.run([gnuplot, script], capture_output=True,
+                              text=True, timeout=GNUPLOT_TIMEOUT_S,
+                              check=False)
+    except (OSError, subprocess.SubprocessError) as err:
+        warn(f"gnuplot failed for {stem}: {err}")
+        return None
+    if done.returncode != 0 or not os.path.isfile(png):
+        warn(f"gnuplot failed for {stem}: {done.stderr.strip()}")
+        return None
+    return os.path.basename(png)
+
+
+def render_plots(cells, run_dir):
+    """Plots are a bonus: without gnuplot the report is still complete."""
+    wanted = [(cell, metric, info) for cell in cells
+              for metric, info in cell["metrics"].items()
+              if plottable_threads(info["rows"])]
+    if not wanted:
+        return
+    gnuplot = shutil.which("gnuplot")
+    if gnuplot is None:
+        warn("gnuplot not found; plots skipped")
+        return
+    terminal = gnuplot_terminal(gnuplot)
+    with tempfile.TemporaryDirectory(prefix="bench-report-") as workdir:
+        for cell, metric, info in wanted:
+            info["plot"] = render_plot(gnuplot, terminal, run_dir, workdir,
+                                       cell, metric, info)
+
+
+# ---------------------------------------------------------------- markdown
+
+def format_table_cell(stat):
+    """'1797 (2.1%) +6%', with '!' after a noisy CV and a trailing '*'."""
+    text = f"{format_value(stat['mean'])} ({format_cv(stat['cv_pct'])})"
+    if is_noisy(stat["cv_pct"]):
+        text += HIGH_CV_MARK
+    diff = format_diff(stat["diff_pct"])
+    if diff:
+        text += " " + diff
+    if stat["incomplete"]:
+        text += INCOMPLETE_MARK
+    return text
+
+
+def table_lines(cell, metric, info):
+    """A markdown table: rows are thread counts, columns schedulers."""
+    headers = [f"{metric} {better_arrow(metric)}"] + [
+        name + (" (base)" if name == cell["baseline"] else "")
+        for name in cell["schedulers"]]
+    lines = ["| " + " | ".join(headers) + " |",
+             "|" + "|".join(["---"] + ["---:"] * len(cell["schedulers"])) + "|"]
+    for row in info["rows"]:
+        values = [format_table_cell(row["schedulers"][name])
+                  if name in row["schedulers"] else MISSING
+                  for name in cell["schedulers"]]
+        lines.append("| " + " | ".join([format_threads(row["threads"])]
+                                       + values) + " |")
+    return lines
+
+
+def footnote_lines(info):
+    stats = [s for row in info["rows"] for s in row["schedulers"].values()]
+    notes = []
+    if any(is_noisy(s["cv_pct"]) for s in stats):
+        notes.append(f"`{HIGH_CV_MARK}` CV above {HIGH_CV_PCT:g}%")
+    if any(s["incomplete"] for s in stats):
+        notes.append(f"`{INCOMPLETE_MARK}` incomplete: includes measurements "
+                     "from an interrupted run")
+    return [f"<sub>{'; '.join(notes)}</sub>"] if notes else []
+
+
+def winners_text(rows):
+    """'bfq' for one row, else 'bfq (1, 2 threads), kyber (8 threads)'."""
+    by_name = {}
+    for row in rows:
+        by_name.setdefault("/".join(row["best"]), []).append(row["threads"])
+    if len(rows) == 1:
+        return next(iter(by_name))
+    if len(by_name) == 1:
+        return f"{next(iter(by_name))} (all thread counts)"
+    return ", ".join(
+        f"{name} ({', '.join(map(str, threads))} "
+        f"thread{'' if threads == [1] else 's'})"
+        for name, threads in by_name.items())
+
+
+def best_line(cell):
+    """One line per cell: the winning scheduler of every row of every metric."""
+    parts = [f"{metric} {better_arrow(metric).split()[0]} "
+             f"{winners_text(info['rows'])}"
+             for metric, info in cell["metrics"].items()]
+    return "**Best:** " + "; ".join(parts)
+
+
+def cell_heading(cell):
+    """Cell name and title; the setup too when the cell ran on several."""
+    heading = f"## {cell['cell']}"
+    if cell["title"] != cell["cell"]:
+        heading += f": {cell['title']}"
+    if cell["id"] != safe_filename_part(cell["cell"]):
+        setup = (cell["profile"], cell["disk"])
+        heading += " [" + ", ".join(str(p) for p in setup if p) + "]"
+    return heading
+
+
+def cell_section(cell):
+    setup = [f"{k} {cell[k]}" for k in ("profile", "disk") if cell[k]]
+    lines = [cell_heading(cell), "",
+             "; ".join(setup + [f"baseline {cell['baseline']}"]), ""]
+    for metric, info in cell["metrics"].items():
+        unit = f" [{info['unit']}]" if info["unit"] else ""
+        lines += [f"**{metric}**{unit}, {better_arrow(metric)}", ""]
+        lines += table_lines(cell, metric, info)
+        notes = footnote_lines(info)
+        lines += [""] + notes + ([""] if notes else [])
+        if info["plot"]:
+            lines += [f"![{plot_title(cell, metric)}]({info['plot']})", ""]
+    lines += [best_line(cell), ""]
+    return lines
+
+
+def header_lines(run):
+    def listed(values):
+        return ", ".join(map(str, values)) or MISSING
+    incomplete = run["incomplete_measurements"]
+    return [f"# Benchmark run {run['run']}", "",
+            f"- kernel: {listed(run['kernels'])}",
+            f"- series: {listed(run['series'])}",
+            f"- profiles: {listed(run['profiles'])}",
+            f"- disk kinds: {listed(run['disks'])}",
+            *([f"- guest memory: {listed(run['mem_mib'])} MiB"]
+              if run["mem_mib"] else []),
+            f"- measurements: {run['measurements']}"
+            + (f" ({incomplete} incomplete)" if incomplete else ""),
+            f"- repetitions: {run['repetitions']}",
+            f"- baseline: {run['baseline']}", "",
+            "Each table cell: mean over repetitions (coefficient of "
+            "variation) %diff of the mean against the baseline column. "
+            "%diff is the plain change of the value: check the arrow to see "
+            f"whether up or down is better. `{HIGH_CV_MARK}` CV above "
+            f"{HIGH_CV_PCT:g}%, `{INCOMPLETE_MARK}` incomplete, "
+            f"`{MISSING}` not measured or single repetition.", ""]
+
+
+def render_markdown(run, cells):
+    lines = header_lines(run)
+    for cell in cells:
+        lines += cell_section(cell)
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+# ---------------------------------------------------------------- outputs
+
+def write_text(path, text):
+    """Write via a temporary name so readers never see half a report."""
+    partial = path + ".tmp"
+    with open(partial, "w", encoding="utf-8") as out:
+        out.write(text)
+    os.replace(partial, path)
+
+
+def summary_json(run, cells):
+    return json.dumps({"run": run, "cells": cells}, indent=1,
+                      ensure_ascii=False) + "\n"
+
+
+def make_report(run_dir, baseline=DEFAULT_BASELINE):
+    """Read results.jsonl, write report.md/summary.json/plots; return report path."""
+    records = load_records(results_path(run_dir))
+    warn_repeated_reps(records)
+    if baseline not in distinct(records, "scheduler"):
+        warn(f"baseline scheduler {baseline} not in this run; "
+             "each table uses its first scheduler instead")
+    cells = aggregate(records, baseline)
+    run = run_info(records, run_dir, cells, baseline)
+    render_plots(cells, run_dir)
+    report = os.path.join(run_dir, "report.md")
+    write_text(report, render_markdown(run, cells))
+    write_text(os.path.join(run_dir, "summary.json"), summary_json(run, cells))
+    return report
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="Tabulate and plot a benchmark run.")
+    parser.add_argument("run_dir", help="build/bench/<run> (holds results.jsonl)")
+    parser.add_argument("--baseline", default=DEFAULT_BASELINE, metavar="NAME",
+                        help="scheduler the %%diff is computed against "
+                        f"(default {DEFAULT_BASELINE})")
+    args = parser.parse_args(argv)
+    if os.path.basename(args.run_dir) == "results.jsonl":
+        args.run_dir = os.path.dirname(args.run_dir) or "."
+    return args
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        report = make_report(args.run_dir, args.baseline)
+    except (ReportError, OSError) as err:
+        print(f"{PROG}: error: {err}", file=sys.stderr)
+        return 1
+    print(report)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

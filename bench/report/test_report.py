@@ -1,0 +1,274 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Tests for report.py: run the real CLI on a synthetic run directory.
+
+Run: python3 -m unittest discover -s bench/report -v
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import report  # noqa: E402  (needs the sys.path entry above)
+
+SCRIPT = os.path.join(HERE, "report.py")
+HAVE_GNUPLOT = shutil.which("gnuplot") is not None
+MALFORMED_LINE = 5
+
+COMMON = {"run": "20261130-0130", "kernel": "6.12.117", "series": "a5b9a3f",
+          "profile": "hdd", "disk": "sata", "mem_mib": 1024}
+
+# (threads, scheduler) -> per-rep (read_kbps, read_lat_max_ms).  The numbers
+# are picked so that means, CVs and %diffs are exact and easy to check.
+RANDREAD = {
+    (1, "none"): [(100, 10), (100, 10), (100, 10)],
+    (1, "mq-deadline"): [(200, 8), (200, 8), (200, 8)],
+    (1, "bfq"): [(250, 5), (260, 5), (270, 5)],        # CV 3.8%, +30%
+    (4, "none"): [(300, 40), (300, 40), (300, 40)],
+    (4, "mq-deadline"): [(400, 25), (400, 25), (400, 25)],
+    (4, "bfq"): [(100, 20), (200, 20), (300, 20)],     # CV 50% -> '!'
+}
+INCOMPLETE = (4, "bfq", 2)  # the interrupted measurement -> '*'
+
+
+def randread_records():
+    for (threads, scheduler), reps in RANDREAD.items():
+        for rep, (kbps, lat) in enumerate(reps):
+            yield dict(COMMON, cell="seed000-mmap-randread", seed="000",
+                       title="random reads through mmap, 64 KiB",
+                       threads=threads, bs="64k", scheduler=scheduler, rep=rep,
+                       metrics={"read_kbps": kbps, "read_lat_max_ms": lat},
+                       complete=(threads, scheduler, rep) != INCOMPLETE)
+
+
+def build_records():
+    """Single-configuration cell: no threads, one repetition, lower-better."""
+    for scheduler, seconds in (("mq-deadline", 0.5), ("bfq", 0.25)):
+        yield dict(COMMON, cell="seed003-build", seed="003",
+                   title="kernel build", scheduler=scheduler, rep=0,
+                   metrics={"seconds_per_loadfile": seconds}, complete=True)
+
+
+def write_results(run_dir, lines):
+    with open(os.path.join(run_dir, "results.jsonl"), "w",
+              encoding="utf-8") as results:
+        results.writelines(line + "\n" for line in lines)
+
+
+def synthetic_lines():
+    lines = [json.dumps(r) for r in list(randread_records())
+             + list(build_records())]
+    lines.insert(MALFORMED_LINE - 1, '{"cell": "seed000", "metrics": ')
+    return lines
+
+
+def run_report(run_dir, *args, env=None):
+    return subprocess.run([sys.executable, SCRIPT, run_dir, *args],
+                          capture_output=True, text=True, env=env,
+                          timeout=120, check=False)
+
+
+def find_stat(summary, cell, metric, threads, scheduler):
+    for entry in summary["cells"]:
+        if entry["cell"] != cell:
+            continue
+        for row in entry["metrics"][metric]["rows"]:
+            if row["threads"] == threads:
+                return row["schedulers"][scheduler]
+    raise KeyError((cell, metric, threads, scheduler))
+
+
+class SyntheticRun(unittest.TestCase):
+    """One CLI run shared by the checks on its outputs."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.run_dir = os.path.join(cls.tmp.name, "20261130-0130")
+        os.mkdir(cls.run_dir)
+        write_results(cls.run_dir, synthetic_lines())
+        cls.result = run_report(cls.run_dir)
+        with open(os.path.join(cls.run_dir, "report.md"),
+                  encoding="utf-8") as md:
+            cls.markdown = md.read()
+        with open(os.path.join(cls.run_dir, "summary.json"),
+                  encoding="utf-8") as js:
+            cls.summary = json.load(js)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def stat(self, metric, threads, scheduler, cell="seed000-mmap-randread"):
+        return find_stat(self.summary, cell, metric, threads, scheduler)
+
+    def test_exit_status_and_printed_path(self):
+        self.assertEqual(self.result.returncode, 0, self.result.stderr)
+        self.assertEqual(self.result.stdout.strip(),
+                         os.path.join(self.run_dir, "report.md"))
+
+    def test_malformed_line_is_warned_with_its_number(self):
+        self.assertIn(f"line {MALFORMED_LINE}", self.result.stderr)
+        self.assertEqual(self.summary["run"]["measurements"],
+                         len(synthetic_lines()) - 1)
+
+    def test_summary_mean_cv_diff(self):
+        bfq = self.stat("read_kbps", 1, "bfq")
+        self.assertAlmostEqual(bfq["mean"], 260.0)
+        self.assertAlmostEqual(bfq["cv_pct"], 10 / 260 * 100)
+        self.assertAlmostEqual(bfq["diff_pct"], 30.0)
+        self.assertEqual(bfq["n"], 3)
+        self.assertFalse(bfq["incomplete"])
+        self.assertAlmostEqual(self.stat("read_kbps", 1, "none")["diff_pct"],
+                               -50.0)
+        self.assertIsNone(self.stat("read_kbps", 1, "mq-deadline")["diff_pct"])
+        noisy = self.stat("read_kbps", 4, "bfq")
+        self.assertAlmostEqual(noisy["cv_pct"], 50.0)
+        self.assertTrue(noisy["incomplete"])
+        self.assertAlmostEqual(self.stat("read_lat_max_ms", 4, "bfq")
+                               ["diff_pct"], -20.0)
+
+    def test_single_repetition_has_no_cv(self):
+        bfq = self.stat("seconds_per_loadfile", None, "bfq",
+                        cell="seed003-build")
+        self.assertIsNone(bfq["cv_pct"])
+        self.assertAlmostEqual(bfq["diff_pct"], -50.0)
+
+    def test_direction_and_best(self):
+        metrics = self.summary["cells"][0]["metrics"]
+        self.assertEqual(metrics["read_kbps"]["better"], "higher")
+        self.assertEqual(metrics["read_lat_max_ms"]["better"], "lower")
+        rows = metrics["read_kbps"]["rows"]
+        self.assertEqual([r["best"] for r in rows], [["bfq"], ["mq-deadline"]])
+
+    def test_header(self):
+        for expected in ("# Benchmark run 20261130-0130", "- kernel: 6.12.117",
+                         "- series: a5b9a3f", "- profiles: hdd",
+                         "- disk kinds: sata", "- repetitions: 1-3",
+                         "- measurements: 20 (1 incomplete)"):
+            self.assertIn(expected, self.markdown)
+
+    def test_table_rows(self):
+        for row in (
+                "| read_kbps ↑ better | none | mq-deadline (base) | bfq |",
+                "| 1 thread | 100 (0.0%) -50% | 200 (0.0%) | 260 (3.8%) +30% |",
+                "| 4 threads | 300 (0.0%) -25% | 400 (0.0%) "
+                "| 200 (50.0%)! -50%* |",
+                "| read_lat_max_ms ↓ better | none | mq-deadline (base) | bfq |",
+                "| 4 threads | 40 (0.0%) +60% | 25 (0.0%) | 20 (0.0%) -20%* |",
+                "| seconds_per_loadfile ↓ better | mq-deadline (base) | bfq |",
+                "| - | 0.5 (-) | 0.25 (-) -50% |"):
+            self.assertIn(row, self.markdown)
+
+    def test_footnotes_and_best_line(self):
+        self.assertIn("CV above 5%", self.markdown)
+        self.assertIn("incomplete", self.markdown)
+        self.assertIn("**Best:** read_kbps ↑ bfq (1 thread), mq-deadline "
+                      "(4 threads); read_lat_max_ms ↓ bfq (all thread counts)",
+                      self.markdown)
+        self.assertIn("**Best:** seconds_per_loadfile ↓ bfq", self.markdown)
+
+    def test_low_cv_cell_has_no_marker(self):
+        self.assertNotIn("(3.8%)!", self.markdown)
+        self.assertNotIn("(0.0%)!", self.markdown)
+
+    @unittest.skipUnless(HAVE_GNUPLOT, "gnuplot not installed")
+    def test_plots_exist_and_are_linked(self):
+        for metric in ("read_kbps", "read_lat_max_ms"):
+            name = f"plot-seed000-mmap-randread-{metric}.png"
+            with open(os.path.join(self.run_dir, name), "rb") as png:
+                self.assertEqual(png.read(8), b"\x89PNG\r\n\x1a\n")
+            self.assertIn(f"]({name})", self.markdown)
+        self.assertFalse(os.path.exists(os.path.join(
+            self.run_dir, "plot-seed003-build-seconds_per_loadfile.png")))
+
+
+class Failures(unittest.TestCase):
+    """Unusable input must fail loudly with exit status 1."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+
+    def assert_one_line_error(self, result):
+        self.assertEqual(result.returncode, 1)
+        self.assertEqual(len(result.stderr.strip().splitlines()), 1)
+        self.assertIn("error", result.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.tmp.name,
+                                                     "report.md")))
+
+    def test_missing_results_file(self):
+        result = run_report(self.tmp.name)
+        self.assert_one_line_error(result)
+        self.assertIn("results.jsonl", result.stderr)
+
+    def test_empty_results_file(self):
+        write_results(self.tmp.name, [])
+        self.assert_one_line_error(run_report(self.tmp.name))
+
+
+class Options(unittest.TestCase):
+    """Baseline choice and the no-gnuplot fallback."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        write_results(self.tmp.name, [json.dumps(r) for r in randread_records()])
+
+    def summary(self):
+        with open(os.path.join(self.tmp.name, "summary.json"),
+                  encoding="utf-8") as js:
+            return json.load(js)
+
+    def test_baseline_option(self):
+        result = run_report(self.tmp.name, "--baseline", "bfq")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        mq = find_stat(self.summary(), "seed000-mmap-randread", "read_kbps",
+                       4, "mq-deadline")
+        self.assertAlmostEqual(mq["diff_pct"], 100.0)
+
+    def test_absent_baseline_falls_back_to_first_scheduler(self):
+        result = run_report(self.tmp.name, "--baseline", "mq-cfq")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("mq-cfq", result.stderr)
+        self.assertEqual(self.summary()["cells"][0]["baseline"], "none")
+
+    def test_without_gnuplot_report_still_written(self):
+        empty_path = os.path.join(self.tmp.name, "empty-bin")
+        os.mkdir(empty_path)
+        result = run_report(self.tmp.name, env=dict(os.environ,
+                                                    PATH=empty_path))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stderr.count("gnuplot"), 1)
+        with open(os.path.join(self.tmp.name, "report.md"),
+                  encoding="utf-8") as md:
+            self.assertNotIn("![", md.read())
+
+
+class Helpers(unittest.TestCase):
+    def test_direction_from_name(self):
+        self.assertTrue(report.is_lower_better("writer_lat_max_ms"))
+        self.assertTrue(report.is_lower_better("seconds_per_loadfile"))
+        self.assertFalse(report.is_lower_better("iops"))
+        self.assertFalse(report.is_lower_better("writers_kbps"))
+
+    def test_units(self):
+        self.assertEqual(report.metric_unit("reader_kbps"), "KB/s")
+        self.assertEqual(report.metric_unit("read_lat_max_ms"), "ms")
+        self.assertEqual(report.metric_unit("iops"), "IOPS")
+
+    def test_value_format(self):
+        self.assertEqual(report.format_value(1797.04), "1797")
+        self.assertEqual(report.format_value(85.23), "85.2")
+        self.assertEqual(report.format_value(0.04213), "0.0421")
+        self.assertEqual(report.format_diff(-0.2), "+0%")
+        self.assertEqual(report.format_diff(27.4), "+27%")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,78 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# "make bench" in the guest: run the plan the host passed through fw_cfg,
+# one line per measurement: "cell job threads bs secs scheduler rep".
+# Results go to stdout framed as
+#   BENCH-BEGIN <plan line>
+#   <the job's fio JSON or dbench output>
+#   BENCH-END status=N
+# and progress to the console.
+. /usr/lib/iosched/guest-lib.sh
+
+PLAN=/sys/firmware/qemu_fw_cfg/by_name/opt/iosched/plan/raw
+JOBS=/usr/lib/iosched/jobs
+MNT=/mnt/bench
+
+# The device under test: the one disk of iosched.disks, or null_blk.
+bench_device()
+{
+	spec=$(disk_specs | head -n 1)
+	if [ -z "$spec" ]; then
+		echo nullb0
+		return
+	fi
+	set -- $spec
+	disk_at_slot "$2"
+}
+
+# Real mke2fs by full path: busybox's own has no ext4.
+make_filesystem()
+{
+	/sbin/mke2fs -F -q -t ext4 -E lazy_itable_init=0,lazy_journal_init=0 \
+		"/dev/$1" >&2 && mkdir -p "$MNT" && mount -t ext4 "/dev/$1" "$MNT"
+}
+
+# Scheduler labels: a scheduler's name, or NAME-TUNABLEVALUE for a
+# variant (bfq-lowlat0: bfq with low_latency=0).
+select_scheduler()
+{
+	dev=$1
+	label=$2
+	case "$label" in
+	bfq-lowlat0)
+		echo bfq >"/sys/block/$dev/queue/scheduler" &&
+			echo 0 >"/sys/block/$dev/queue/iosched/low_latency"
+		;;
+	*)
+		echo "$label" >"/sys/block/$dev/queue/scheduler"
+		;;
+	esac
+}
+
+dev=$(bench_device) || { echo "bench: no device under test" >&2; exit 1; }
+[ -b "/dev/$dev" ] || { echo "bench: /dev/$dev is missing" >&2; exit 1; }
+if [ "$dev" != nullb0 ]; then
+	make_filesystem "$dev" || { echo "bench: cannot make ext4 on $dev" >&2; exit 1; }
+fi
+
+total=$(wc -l <"$PLAN")
+i=0
+while read -r cell job threads bs secs sched rep; do
+	i=$((i + 1))
+	echo "bench: [$i/$total] $cell threads=$threads $sched rep $rep" >/dev/console
+	export DEV=/dev/$dev DIR=$MNT/$cell THREADS=$threads BS=$bs SECS=$secs
+	mkdir -p "$DIR" 2>/dev/null
+	if [ ! -f "$DIR/.prepared" ]; then
+		"$JOBS/$job.sh" prepare && : >"$DIR/.prepared"
+	fi
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	echo "BENCH-BEGIN $cell $job $threads $bs $secs $sched $rep"
+	if select_scheduler "$dev" "$sched"; then
+		"$JOBS/$job.sh" run 2>&1
+		status=$?
+	else
+		status=1
+	fi
+	echo "BENCH-END status=$status"
+done <"$PLAN"

@@ -1,0 +1,203 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# "make bench": the seed workloads (bench/cells.conf) under every scheduler,
+# side by side in one boot per profile, disk kind and guest memory size,
+# on disks served by the disk model (qemu/diskmodel). Results, report and
+# plots go to build/bench/<run>/ (build/bench/latest links the newest).
+#
+#   QUICK=1          the quick cells, one repetition
+#   PROFILE=hdd      only these profiles (space or comma separated)
+#   CELLS="a b"      only these cells
+#   SCHEDULERS="x"   only these scheduler labels
+#   REPS=3           repetitions (scheduler order rotates between them)
+#   THREADS="1,4"    override the cells' thread counts
+#   SECS=5           override the cells' runtimes
+. "$(dirname "$0")/lib.sh"
+. "$TOP/scripts/qemu-lib.sh"
+
+CELLS_CONF=$TOP/bench/cells.conf
+QUICK=${QUICK:-0}
+REPS=${REPS:-$([ "$QUICK" = 1 ] && echo 1 || echo 3)}
+DISK_SIZE=8G
+
+words() { echo "$*" | tr ',' ' '; }
+
+cells() { awk '!/^#/ && NF { print $1 }' "$CELLS_CONF"; }
+
+# Field N of cell $1 (2 job, 3 seed, 4 profiles, 5 disk, 6 mem, 7 threads,
+# 8 bs, 9 secs, 10 quick threads).
+cell_field() { awk -v c="$1" -v f="$2" '$1 == c { print $f }' "$CELLS_CONF"; }
+
+# Scheduler labels: every built scheduler, plus bfq without low_latency.
+scheduler_labels()
+{
+	local s
+	for s in $(words "$(built_schedulers)"); do
+		echo "$s"
+		[ "$s" = bfq ] && echo bfq-lowlat0
+	done
+	return 0
+}
+
+# Die unless each word of $2 is one of $3; $1 names what they are.
+check_names()
+{
+	local what=$1 valid=$3 w
+	for w in $(words "$2"); do
+		echo " $valid " | grep -q " $w " ||
+			die "unknown $what '$w' (valid: $valid)"
+	done
+}
+
+validate()
+{
+	local n
+	for n in "$REPS" ${SECS:-1} $(words "${THREADS:-1}"); do
+		case "$n" in
+		'' | *[!0-9]* | 0) die "REPS, SECS and THREADS take positive whole numbers, not '$n'" ;;
+		esac
+	done
+	check_names cell "${CELLS:-}" "$(cells | tr '\n' ' ')"
+	check_names profile "${PROFILE:-}" "$(model_profiles | tr '\n' ' ')"
+	check_names scheduler "${SCHEDULERS:-}" "$(scheduler_labels | tr '\n' ' ')"
+}
+
+selected() { [ -z "$2" ] || echo " $(words "$2") " | grep -q " $1 "; }
+
+# The schedulers in the order of repetition $1: rotated so none always
+# goes first.
+rotated_schedulers()
+{
+	local all n k
+	mapfile -t all < <(scheduler_labels | while read -r s; do
+		selected "$s" "${SCHEDULERS:-}" && echo "$s"; done)
+	n=${#all[@]}
+	for ((k = 0; k < n; k++)); do
+		echo "${all[$(((k + $1 - 1) % n))]}"
+	done
+}
+
+# Write one plan file per boot group: $RUN/plan/<profile>_<disk>_<mem>.
+write_plans()
+{
+	local cell job profile disk mem threads bs secs t rep s
+	mkdir -p "$RUN/plan"
+	for cell in $(cells); do
+		selected "$cell" "${CELLS:-}" || continue
+		job=$(cell_field "$cell" 2)
+		disk=$(cell_field "$cell" 5)
+		mem=$(cell_field "$cell" 6)
+		threads=$(cell_field "$cell" 7)
+		bs=$(cell_field "$cell" 8)
+		secs=$(cell_field "$cell" 9)
+		if [ "$QUICK" = 1 ]; then
+			threads=$(cell_field "$cell" 10)
+			[ "$threads" = - ] && continue
+			[ "$secs" = - ] || secs=$((secs < 10 ? secs : 10))
+		fi
+		[ "$threads" != - ] && [ -n "${THREADS:-}" ] && threads=$THREADS
+		[ "$secs" != - ] && [ -n "${SECS:-}" ] && secs=$SECS
+		for profile in $(words "$(cell_field "$cell" 4)"); do
+			selected "$profile" "${PROFILE:-}" || continue
+			for rep in $(seq "$REPS"); do
+				for t in $(words "$threads"); do
+					for s in $(rotated_schedulers "$rep"); do
+						echo "$cell $job $t $bs $secs $s $rep"
+					done
+				done
+			done >>"$RUN/plan/${profile}_${disk}_${mem}"
+		done
+	done
+	[ -n "$(ls "$RUN/plan")" ] || die "no cell matches CELLS/PROFILE/QUICK"
+}
+
+# Seconds a plan should take: its runtimes plus a margin per measurement.
+plan_seconds()
+{
+	awk '{ t += ($5 == "-" ? 60 : $5) + 20 } END { print t + 0 }' "$1"
+}
+
+# Follow the guest's progress: measurements done, left, and an ETA.
+show_progress()
+{
+	local out=$1 total=$2 group=$3 done_before=-1 n
+	while sleep 10; do
+		n=$(grep -c '^BENCH-END' "$out" 2>/dev/null || true)
+		[ "$n" = "$done_before" ] && continue
+		done_before=$n
+		echo "    [$group] $n/$total measurements done, about $(( (total - n) * GROUP_SECS / total )) s left" >&2
+	done
+}
+
+meta_json()
+{
+	printf '{"run": "%s", "kernel": "%s", "series": "%s", "profile": "%s", "disk": "%s", "mem_mib": %s}' \
+		"$(basename "$RUN")" "$(cat "$(obj_dir)/include/config/kernel.release")" \
+		"$(git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown)" \
+		"$1" "$2" "$3"
+}
+
+seeds_json()
+{
+	awk '!/^#/ && NF { printf "%s\"%s\": \"%s\"", sep, $1, $3; sep = ", " }
+		BEGIN { printf "{" } END { print "}" }' "$CELLS_CONF"
+}
+
+# Boot one group's guest with its plan and collect its results.
+run_group()
+{
+	local plan=$1 group profile disk mem out total status=0 kinds=() append
+	group=$(basename "$plan")
+	IFS=_ read -r profile disk mem <<<"$group"
+	out=$LOGS/bench-$group.tap
+	total=$(wc -l <"$plan")
+	GROUP_SECS=$(plan_seconds "$plan")
+	say "[$((++GROUP_NO))/$NGROUPS] $profile on $disk, ${mem} MiB guest: $total measurements, about $GROUP_SECS s"
+	append="quiet kunit.enable=0"
+	if [ "$disk" = nullb ]; then
+		append+=" null_blk.queue_mode=2 null_blk.submit_queues=2 null_blk.memory_backed=1 null_blk.gb=1"
+	else
+		kinds=("$disk")
+		start_disk_model "$disk" "$profile"
+	fi
+	show_progress "$out" "$total" "$group" &
+	local progress=$!
+	QEMU_EXTRA=(-fw_cfg "name=opt/iosched/plan,file=$plan")
+	MEM=$mem boot_guest "bench-$group" bench $((GROUP_SECS * 2 + 300)) \
+		"$append" "${kinds[@]}" || status=1
+	QEMU_EXTRA=()
+	kill "$progress" 2>/dev/null || true
+	if [ "$disk" != nullb ]; then
+		check_disk_model "$disk" || status=1
+		stop_disk_model "$disk"
+	fi
+	"$TOP/scripts/splats.sh" "$LOGS/bench-$group.console" || status=1
+	local collect=(python3 "$TOP/bench/collect.py" "$out"
+		--meta "$(meta_json "$profile" "$disk" "$mem")" --seeds "$(seeds_json)")
+	if [ $status != 0 ]; then
+		touch "$RUN/INCOMPLETE"
+		collect+=(--incomplete)
+	fi
+	"${collect[@]}" >>"$RUN/results.jsonl" || touch "$RUN/INCOMPLETE"
+}
+
+"$TOP/scripts/deps.sh"
+"$TOP/scripts/build.sh"
+"$TOP/qemu/mkinitramfs.sh"
+build_disk_model
+validate
+
+RUN=$BUILD/bench/$(date +%Y%m%d-%H%M%S)
+mkdir -p "$RUN"
+write_plans
+NGROUPS=$(find "$RUN/plan" -type f | wc -l)
+GROUP_NO=0
+trap 'for k in $(disk_kinds); do stop_disk_model "$k"; done' EXIT
+for plan in "$RUN"/plan/*; do
+	run_group "$plan"
+done
+ln -sfn "$(basename "$RUN")" "$BUILD/bench/latest"
+python3 "$TOP/bench/report/report.py" "$RUN"
+if [ -f "$RUN/INCOMPLETE" ]; then
+	die "run incomplete (a guest or the disk model failed); finished cells are in $RUN"
+fi
