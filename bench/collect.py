@@ -69,8 +69,9 @@ def metrics_of(job, text):
     if fio is None:
         return None
     metrics = per_job_metrics(fio)
-    # IOPS matter only for the CPU-cost cell; elsewhere they duplicate KB/s.
-    if job != "nullblk-iops":
+    # IOPS matter for the CPU-cost and physics cells; elsewhere they
+    # duplicate KB/s.
+    if job not in ("nullblk-iops", "device-read"):
         metrics = {k: v for k, v in metrics.items() if not k.endswith("_iops")}
     return metrics
 

@@ -5,7 +5,7 @@
 # on disks served by the disk model (qemu/diskmodel). Results, report and
 # plots go to build/bench/<run>/ (build/bench/latest links the newest).
 #
-#   QUICK=1          the quick cells, one repetition
+#   QUICK=1          the quick cells on their first profile, one repetition
 #   PROFILE=hdd      only these profiles (space or comma separated)
 #   CELLS="a b"      only these cells
 #   SCHEDULERS="x"   only these scheduler labels
@@ -80,7 +80,7 @@ rotated_schedulers()
 # Write one plan file per boot group: $RUN/plan/<profile>_<disk>_<mem>.
 write_plans()
 {
-	local cell job profile disk mem threads bs secs t rep s
+	local cell job profile profiles disk mem threads bs secs t rep s
 	mkdir -p "$RUN/plan"
 	for cell in $(cells); do
 		selected "$cell" "${CELLS:-}" || continue
@@ -97,7 +97,9 @@ write_plans()
 		fi
 		[ "$threads" != - ] && [ -n "${THREADS:-}" ] && threads=$THREADS
 		[ "$secs" != - ] && [ -n "${SECS:-}" ] && secs=$SECS
-		for profile in $(words "$(cell_field "$cell" 4)"); do
+		profiles=$(words "$(cell_field "$cell" 4)")
+		[ "$QUICK" = 1 ] && [ -z "${PROFILE:-}" ] && profiles=${profiles%% *}
+		for profile in $profiles; do
 			selected "$profile" "${PROFILE:-}" || continue
 			for rep in $(seq "$REPS"); do
 				for t in $(words "$threads"); do

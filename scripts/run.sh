@@ -13,7 +13,7 @@ check_disk_kinds "${kinds[@]}"
 "$TOP/scripts/build.sh"
 "$TOP/qemu/mkinitramfs.sh"
 
-say "booting $(cat "$TREE/include/config/kernel.release" 2>/dev/null || echo 6.12) ($(accel)) with disks: ${kinds[*]}"
+say "booting $(cat "$(obj_dir)/include/config/kernel.release") ($(accel)) with disks: ${kinds[*]}"
 console=$LOGS/run.console
 : >"$console"
 tail -n +1 -f "$console" 2>/dev/null | grep --line-buffered -v '^\[' &

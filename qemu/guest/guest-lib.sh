@@ -27,15 +27,30 @@ disk_at_slot()
 	return 1
 }
 
+# Drivers from block device $1 up to its PCI function, e.g.
+# "sd<virtio_scsi<virtio-pci".
+driver_chain()
+{
+	path=$(readlink -f "/sys/block/$1/device")
+	chain=
+	while [ "${#path}" -gt 4 ]; do
+		if [ -L "$path/driver" ]; then
+			chain=$chain${chain:+<}$(basename "$(readlink "$path/driver")")
+		fi
+		path=${path%/*}
+	done
+	echo "${chain:-none}"
+}
+
 print_disks()
 {
-	printf '%-10s %-8s %-13s %-7s %s\n' kind device driver hw-queues schedulers
+	printf '%-10s %-8s %-26s %-6s %s\n' kind device drivers queues schedulers
 	disk_specs | while read -r kind slot driver; do
 		dev=$(disk_at_slot "$slot") || dev=missing
-		bound=$(basename "$(readlink "/sys/bus/pci/devices/0000:00:$slot/driver")" 2>/dev/null)
 		queues=$(ls -d /sys/block/"$dev"/mq/* 2>/dev/null | wc -l)
 		scheds=$(cat /sys/block/"$dev"/queue/scheduler 2>/dev/null)
-		printf '%-10s %-8s %-13s %-7s %s\n' "$kind" "$dev" "${bound:-none}" "$queues" "$scheds"
+		printf '%-10s %-8s %-26s %-6s %s\n' "$kind" "$dev" \
+			"$(driver_chain "$dev")" "$queues" "$scheds"
 	done
 }
 
