@@ -18,7 +18,7 @@
 CELLS_CONF=$TOP/bench/cells.conf
 QUICK=${QUICK:-0}
 REPS=${REPS:-$([ "$QUICK" = 1 ] && echo 1 || echo 3)}
-DISK_SIZE=8G
+DISK_SIZE=16G
 
 words() { echo "$*" | tr ',' ' '; }
 
@@ -119,15 +119,21 @@ plan_seconds()
 	awk '{ t += ($5 == "-" ? 60 : $5) + 20 } END { print t + 0 }' "$1"
 }
 
-# Follow the guest's progress: measurements done, left, and an ETA.
+# Follow the guest's progress: measurements done, left, and an ETA from
+# the pace so far (the plan's estimate until the first one is done).
 show_progress()
 {
-	local out=$1 total=$2 group=$3 done_before=-1 n
+	local out=$1 total=$2 group=$3 done_before=-1 n start=$SECONDS left
 	while sleep 10; do
 		n=$(grep -c '^BENCH-END' "$out" 2>/dev/null || true)
 		[ "$n" = "$done_before" ] && continue
 		done_before=$n
-		echo "    [$group] $n/$total measurements done, about $(( (total - n) * GROUP_SECS / total )) s left" >&2
+		if [ "$n" -gt 0 ]; then
+			left=$(( (SECONDS - start) * (total - n) / n ))
+		else
+			left=$GROUP_SECS
+		fi
+		echo "    [$group] $n/$total measurements done, about $left s left" >&2
 	done
 }
 

@@ -8,4 +8,5 @@ prepare) lay_out "$DIR/read" 2G ;;
 run) fio_run --name=reader --filename="$DIR/read" --size=2G --rw=read \
 	--bs="$BS" \
 	--name=writer --filename="$DIR/write" --size=2G --rw=write --bs="$BS" ;;
+cleanup) rm -f "$DIR"/write ;;
 esac

@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # Shared by the benchmark jobs (run in the guest). Each job is called as
-# "JOB prepare" (lay out its files once per boot) and "JOB run" (measure,
-# fio JSON or dbench text on stdout). Environment: DEV, DIR, THREADS, BS,
-# SECS. Files are laid out by one writer at a time, so each is contiguous.
+# "JOB prepare" (lay out its files once per boot), "JOB run" (measure,
+# fio JSON or dbench text on stdout) and "JOB cleanup" (drop what the run
+# wrote, so the disk does not fill up over many runs). Environment: DEV,
+# DIR, THREADS, BS, SECS. Files are laid out by one writer at a time, so
+# each is contiguous.
 
 # fio with the options every measured run shares.
 fio_run()

@@ -9,4 +9,5 @@ run) fio_run --name=reader --filename="$DIR/read" --size=512M \
 	--ioengine=psync --rw=randread --bs="$BS" \
 	--name=writer --directory="$DIR" --filename_format='w$jobnum' \
 	--size=1G --rw=write --bs=64k --numjobs=2 ;;
+cleanup) rm -f "$DIR"/w* ;;
 esac

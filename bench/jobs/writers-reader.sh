@@ -9,4 +9,5 @@ run) fio_run --name=writer --directory="$DIR" --filename_format='w$jobnum' \
 	--size=1G --rw=write --bs="$BS" --numjobs=4 \
 	--name=reader --filename="$DIR/read" --size=512M --ioengine=psync \
 	--rw=randread --bs=4k ;;
+cleanup) rm -f "$DIR"/w* ;;
 esac

@@ -61,9 +61,10 @@ while read -r cell job threads bs secs sched rep; do
 	i=$((i + 1))
 	echo "bench: [$i/$total] $cell threads=$threads $sched rep $rep" >/dev/console
 	export DEV=/dev/$dev DIR=$MNT/$cell THREADS=$threads BS=$bs SECS=$secs
-	mkdir -p "$DIR" 2>/dev/null
 	if [ ! -f "$DIR/.prepared" ]; then
-		"$JOBS/$job.sh" prepare && : >"$DIR/.prepared"
+		mkdir -p "$DIR" && "$JOBS/$job.sh" prepare >&2 &&
+			: >"$DIR/.prepared" ||
+			echo "bench: preparing $cell failed" >/dev/console
 	fi
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
@@ -75,4 +76,5 @@ while read -r cell job threads bs secs sched rep; do
 		status=1
 	fi
 	echo "BENCH-END status=$status"
+	"$JOBS/$job.sh" cleanup
 done <"$PLAN"
