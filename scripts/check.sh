@@ -2,19 +2,26 @@
 # SPDX-License-Identifier: GPL-2.0
 # checkpatch --strict on every patch of the series and on every file the
 # series adds. One TAP line per file; fails on any error, warning or check.
+# A patch is checked as a patch and as a plain file, the way reviewers also
+# run it: the second catches whitespace in the patch text itself, such as
+# the " " that diff writes for blank context lines (quilt refresh with
+# QUILT_DIFF_OPTS=--suppress-blank-empty avoids it).
 . "$(dirname "$0")/lib.sh"
 
 CHECKPATCH=(perl "$TREE/scripts/checkpatch.pl" --strict --quiet --show-types --terse)
 
-# checkpatch on one file; $1 = label, rest = checkpatch arguments.
+# One TAP line for checkpatch runs on one file: $1 = label, then one
+# checkpatch argument list per run, each as a single word (split here).
 check_one()
 {
-	local label=$1 out
+	local label=$1 args out=
 	shift
-	out=$(cd "$TREE" && "${CHECKPATCH[@]}" "$@" 2>&1) || true
+	for args in "$@"; do
+		# shellcheck disable=SC2086
+		out+=$(cd "$TREE" && "${CHECKPATCH[@]}" $args 2>&1)$'\n' || true
+	done
 	n=$((n + 1))
-	if echo "$out" | grep -q 'total: 0 errors, 0 warnings, 0 checks' &&
-	   [ "$(echo "$out" | grep -vc '^total: ')" = 0 ]; then
+	if ! echo "$out" | grep -v '^$' | grep -qv '^total: 0 errors, 0 warnings, 0 checks'; then
 		echo "ok $n checkpatch $label"
 	else
 		echo "$out" | sed 's/^/# /'
@@ -27,14 +34,14 @@ check_one()
 n=0
 bad=0
 echo "TAP version 13"
-while read -r p; do
-	[ -n "$p" ] && check_one "patches/$p" "$TOP/patches/$p"
-done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/patches/series")
+for p in $(series_patches); do
+	check_one "patches/$p" "$TOP/patches/$p" "-f $TOP/patches/$p"
+done
 while read -r src dst; do
 	case "$src" in
 	*/Makefile | */config | */settings) continue ;;
 	esac
-	check_one "$src" -f "$dst"
+	check_one "$src" "-f $dst"
 done <"$BUILD/added-files.list"
 echo "1..$n"
 [ $bad = 0 ]

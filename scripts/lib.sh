@@ -28,6 +28,12 @@ obj_dir()
 	fi
 }
 
+# The patches of patches/series, in order.
+series_patches()
+{
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/patches/series" | awk '{ print $1 }'
+}
+
 # sha256 of the named files' contents and names, in order.
 hash_files()
 {

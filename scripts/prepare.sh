@@ -56,11 +56,6 @@ sync_added_files()
 	mv "$MANIFEST.new" "$MANIFEST"
 }
 
-series_patches()
-{
-	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/patches/series" | awk '{ print $1 }'
-}
-
 series_hash()
 {
 	local p files=("$TOP/patches/series")
