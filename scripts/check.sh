@@ -5,7 +5,7 @@
 # A patch is checked as a patch and as a plain file, the way reviewers also
 # run it: the second catches whitespace in the patch text itself, such as
 # the " " that diff writes for blank context lines (quilt refresh with
-# QUILT_DIFF_OPTS=--suppress-blank-empty avoids it).
+# QUILTRC=scripts/quiltrc avoids it).
 . "$(dirname "$0")/lib.sh"
 
 CHECKPATCH=(perl "$TREE/scripts/checkpatch.pl" --strict --quiet --show-types --terse)
