@@ -21,7 +21,7 @@ build_kselftests()
 
 inputs()
 {
-	printf "%s\n" "${HOST_BINS[@]}" "${HOST_FILES[@]}" "$TOP/qemu/init" "$0"
+	printf "%s\n" "${HOST_BINS[@]}" "${HOST_FILES[@]}" "$TOP/qemu/init" "$TOP/qemu/mkinitramfs.sh"
 	find "$TOP/qemu/guest" "$TOP/bench/jobs" "$KSFT" -type f | sort
 }
 

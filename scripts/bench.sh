@@ -189,9 +189,7 @@ run_group()
 	"${collect[@]}" >>"$RUN/results.jsonl" || touch "$RUN/INCOMPLETE"
 }
 
-"$TOP/scripts/deps.sh"
-"$TOP/scripts/build.sh"
-"$TOP/qemu/mkinitramfs.sh"
+prepare_guest
 build_disk_model
 validate
 

@@ -9,9 +9,7 @@
 read -ra kinds <<<"${DISKS:-$(disk_kinds | tr '\n' ' ')}"
 check_disk_kinds "${kinds[@]}"
 
-"$TOP/scripts/deps.sh"
-"$TOP/scripts/build.sh"
-"$TOP/qemu/mkinitramfs.sh"
+prepare_guest
 
 say "booting $(cat "$(obj_dir)/include/config/kernel.release") ($(accel)) with disks: ${kinds[*]}"
 console=$LOGS/run.console

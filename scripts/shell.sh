@@ -9,9 +9,7 @@
 read -ra kinds <<<"${DISK:-$(disk_kinds | tr '\n' ' ')}"
 check_disk_kinds "${kinds[@]}"
 
-"$TOP/scripts/deps.sh"
-"$TOP/scripts/build.sh"
-"$TOP/qemu/mkinitramfs.sh"
+prepare_guest
 
 if [ -n "${PROFILE:-}" ]; then
 	build_disk_model

@@ -45,7 +45,7 @@ guest_verdict()
 {
 	local name=$1
 	shift
-	if ! boot_guest "$@" || ! "$TOP/scripts/splats.sh" "$LOGS/$name.console"; then
+	if ! boot_guest "$name" "$@" || ! "$TOP/scripts/splats.sh" "$LOGS/$name.console"; then
 		failed=$((failed + 1))
 	fi
 }
@@ -65,9 +65,7 @@ next_step()
 	say "[$step/$steps] $*"
 }
 
-"$TOP/scripts/deps.sh"
-"$TOP/scripts/build.sh"
-"$TOP/qemu/mkinitramfs.sh"
+prepare_guest
 
 next_step "checkpatch --strict on the series and the files it adds"
 "$TOP/scripts/check.sh" >"$LOGS/checkpatch.tap" || true
@@ -82,12 +80,12 @@ unittest_to_tap "$LOGS/report-unittest.log" >"$LOGS/report-unittest.tap"
 count_tap "bench report" "$LOGS/report-unittest.tap"
 
 next_step "KUnit suites ($(accel))"
-guest_verdict kunit kunit kunit 300 ""
+guest_verdict kunit kunit 300 ""
 count_tap KUnit "$LOGS/kunit.console"
 
 for kind in "${kinds[@]}"; do
 	next_step "kselftests on $kind ($(disk_field "$kind" 3)), fio verify ${VERIFY_SECONDS}s per scheduler"
-	guest_verdict "test-$kind" "test-$kind" test 900 \
+	guest_verdict "test-$kind" test 900 \
 		"kunit.enable=0 iosched.verify_seconds=$VERIFY_SECONDS" "$kind"
 	count_tap "$kind" "$LOGS/test-$kind.tap"
 done
