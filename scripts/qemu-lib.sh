@@ -55,6 +55,7 @@ built_schedulers()
 	grep -q '^CONFIG_MQ_IOSCHED_DEADLINE=y' "$config" && list+=,mq-deadline
 	grep -q '^CONFIG_MQ_IOSCHED_KYBER=y' "$config" && list+=,kyber
 	grep -q '^CONFIG_IOSCHED_BFQ=y' "$config" && list+=,bfq
+	grep -q '^CONFIG_MQ_IOSCHED_CFQ=y' "$config" && list+=,mq-cfq
 	echo "$list"
 }
 

@@ -1,0 +1,1281 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mq-cfq: fair time-slice I/O scheduling for blk-mq.
+ *
+ * DOC: How mq-cfq shares the device
+ *
+ * Every process has a sync queue (keyed by its io_context); async writes
+ * share one queue per ioprio class and level, as writeback does not know
+ * which process dirtied a page.  Busy queues wait in a tree per ioprio
+ * class (RT before BE before IDLE), ordered by virtual time: the device
+ * time each queue has received, divided by its slice length.  So a queue's
+ * share of the device is proportional to its slice: slice_sync for sync
+ * queues, slice_async for async ones, both scaled by the ioprio level.
+ * Device time is charged at completion (the time since the later of
+ * dispatch and the previous completion), plus the time the device sat
+ * idle waiting for the queue, so fairness is in service time, not in
+ * request counts: a seeky reader is charged for its seeks.
+ *
+ * The queue with the least virtual time becomes active for one slice.
+ * When it runs empty the scheduler may idle, waiting slice_idle for the
+ * process's next request, instead of seeking away: only for sync queues
+ * whose think time is short, only on rotational devices (or when
+ * idle_nonrot asks), and for a seeky queue only when it is the last busy
+ * sync queue (group_idle; otherwise the writers would take the disk from
+ * a random reader after every read).  On a device with several units
+ * (see the parallelism estimator in blk-ioq.c) idling does not leave the
+ * other units dry: while the active queue idles, other queues dispatch
+ * until all but one unit are busy.
+ *
+ * A sync request preempts an async slice when its queue is owed service
+ * (low_latency), and a higher class preempts a lower one.  After sync
+ * completions, async dispatch depth ramps from one request to quantum
+ * over one async slice, so a sync reader is not buried under a full
+ * queue of writes, while writes still get their share.
+ */
+#include <linux/blk-mq.h>
+#include <linux/blkdev.h>
+#include <linux/hrtimer.h>
+#include <linux/ioprio.h>
+#include <linux/math64.h>
+#include <linux/module.h>
+#include <linux/rbtree.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <trace/events/block.h>
+
+#include "elevator.h"
+#include "blk.h"
+#include "blk-mq.h"
+#include "blk-mq-debugfs.h"
+#include "blk-mq-sched.h"
+#include "blk-ioq.h"
+
+#define CREATE_TRACE_POINTS
+#include <trace/events/mq_cfq.h>
+
+enum cfq_class {
+	CFQ_RT,
+	CFQ_BE,
+	CFQ_IDLE,
+	CFQ_NR_CLASSES,
+};
+
+static const char *const cfq_class_names[CFQ_NR_CLASSES] = {
+	[CFQ_RT] = "rt", [CFQ_BE] = "be", [CFQ_IDLE] = "idle",
+};
+
+/* The IDLE class is served once the others left the disk alone this long. */
+#define CFQ_IDLE_GRACE_NS	(200 * NSEC_PER_MSEC)
+/* Units assumed while probing whether a rotational device has several. */
+#define CFQ_PROBE_UNITS		6
+#define CFQ_PROBE_NS		(250 * NSEC_PER_MSEC)
+#define CFQ_PROBE_EVERY_NS	(2 * NSEC_PER_SEC)
+#define CFQ_REPROBE_EVERY_NS	(10 * NSEC_PER_SEC)
+/* Virtual time advances by this much for a full slice of service. */
+#define CFQ_VTIME_SLICE		1000000ULL
+/* Value of a tunable left to the scheduler's own judgement. */
+#define CFQ_AUTO		UINT_MAX
+
+struct cfq_data;
+
+struct cfq_queue {
+	struct ioq ioq;
+	struct cfq_data *cfqd;
+	int ref;
+	struct rb_node tree_node;
+	bool on_tree;
+	bool sync;
+	enum cfq_class class;
+	unsigned short level;
+	u64 vtime;
+	unsigned int in_flight;
+	u64 slice_start_ns;
+	u64 slice_end_ns;
+	unsigned int slice_dispatched;
+	pid_t pid;
+};
+
+struct cfq_io_cq {
+	struct io_cq icq;		/* must be first */
+	struct cfq_queue *sync_queue;
+};
+
+struct cfq_tree {
+	struct rb_root_cached root;
+	u64 min_vtime;
+	unsigned int busy_sync;
+};
+
+/* Tunables, in the units sysfs shows them. */
+struct cfq_tunables {
+	unsigned int slice_idle;	/* ms */
+	unsigned int slice_sync;	/* ms */
+	unsigned int slice_async;	/* ms */
+	unsigned int slice_async_rq;
+	unsigned int quantum;
+	unsigned int fifo_expire_sync;	/* ms */
+	unsigned int fifo_expire_async;	/* ms */
+	unsigned int back_seek_max;	/* KiB */
+	unsigned int back_seek_penalty;
+	unsigned int group_idle;	/* ms */
+	unsigned int low_latency;
+	unsigned int idle_nonrot;
+	unsigned int seek_distance;	/* sectors, or CFQ_AUTO */
+	unsigned int seek_min_size;	/* KiB, or CFQ_AUTO */
+	unsigned int seeky_requests;	/* of IOQ_SEEK_HISTORY */
+	unsigned int spindles;		/* or CFQ_AUTO */
+};
+
+struct cfq_data {
+	spinlock_t lock;		/* everything below */
+	struct request_queue *queue;
+	struct cfq_tunables tun;
+
+	struct cfq_tree trees[CFQ_NR_CLASSES];
+	struct cfq_queue *active;
+	struct list_head dispatch;	/* inserted at head: served first */
+	unsigned int queued;
+	unsigned int in_flight;
+	bool held_back;			/* returned nothing with work queued */
+	struct cfq_queue *merge_queue;	/* of the bio being merged */
+
+	struct hrtimer timer;		/* idle window and IDLE-class grace */
+	u64 idle_start_ns;		/* 0: not idling */
+	u64 idle_until_ns;
+
+	u64 last_completion_ns;
+	u64 last_sync_completion_ns;
+	u64 last_nonidle_ns;		/* RT or BE request out or done */
+	struct ioq_par_est par;
+	u64 probe_start_ns;
+
+	struct cfq_queue async_queues[CFQ_NR_CLASSES][IOPRIO_NR_LEVELS];
+	struct cfq_queue oom_queue;	/* when a sync queue can't be had */
+};
+
+static struct kmem_cache *cfq_queue_cache;
+
+static inline struct cfq_io_cq *icq_to_cic(struct io_cq *icq)
+{
+	return container_of(icq, struct cfq_io_cq, icq);
+}
+
+static inline struct cfq_queue *rq_cfqq(struct request *rq)
+{
+	return rq->elv.priv[0];
+}
+
+/*
+ * rq->elv.priv[1] of a request handed to the driver: its dispatch time in
+ * microseconds (only differences are used, so wrapping is harmless) and
+ * whether it was small enough for the parallelism estimator.
+ */
+#define CFQ_STAMP_DISPATCHED	1UL
+#define CFQ_STAMP_SMALL		2UL
+#define CFQ_STAMP_SHIFT		2
+
+static unsigned long cfq_stamp_time(u64 now_ns)
+{
+	return (unsigned long)div_u64(now_ns, NSEC_PER_USEC) << CFQ_STAMP_SHIFT;
+}
+
+static void cfq_stamp_dispatch(struct request *rq, u64 now_ns)
+{
+	unsigned long stamp = cfq_stamp_time(now_ns) | CFQ_STAMP_DISPATCHED;
+
+	if (blk_rq_bytes(rq) <= IOQ_PAR_SMALL_BYTES)
+		stamp |= CFQ_STAMP_SMALL;
+	rq->elv.priv[1] = (void *)stamp;
+}
+
+static unsigned long cfq_stamp(struct request *rq)
+{
+	return (unsigned long)rq->elv.priv[1];
+}
+
+static u64 cfq_stamp_age_ns(unsigned long stamp, u64 now_ns)
+{
+	unsigned long elapsed = cfq_stamp_time(now_ns) -
+		(stamp & ~(CFQ_STAMP_DISPATCHED | CFQ_STAMP_SMALL));
+
+	return (u64)(elapsed >> CFQ_STAMP_SHIFT) * NSEC_PER_USEC;
+}
+
+static u64 cfq_ms(unsigned int ms)
+{
+	return (u64)ms * NSEC_PER_MSEC;
+}
+
+static u64 cfq_slice_ns(const struct cfq_data *cfqd,
+			const struct cfq_queue *cfqq)
+{
+	unsigned int ms = cfqq->sync ? cfqd->tun.slice_sync :
+				       cfqd->tun.slice_async;
+
+	return ioq_scale_by_level(cfq_ms(ms), cfqq->level);
+}
+
+/* Requests an async queue may dispatch in one slice, as CFQ allowed. */
+static unsigned int cfq_async_slice_requests(const struct cfq_data *cfqd,
+					     const struct cfq_queue *cfqq)
+{
+	return 2 * cfqd->tun.slice_async_rq * (IOPRIO_NR_LEVELS - cfqq->level);
+}
+
+static struct ioq_seek_params cfq_seek_params(const struct cfq_data *cfqd)
+{
+	const struct cfq_tunables *t = &cfqd->tun;
+	bool rotational = !blk_queue_nonrot(cfqd->queue);
+
+	return (struct ioq_seek_params) {
+		.rotational = rotational,
+		.max_distance = t->seek_distance == CFQ_AUTO ? 800 :
+				t->seek_distance,
+		.min_bytes = (t->seek_min_size == CFQ_AUTO ? 32 :
+			      t->seek_min_size) * 1024,
+		.max_seeks = t->seeky_requests,
+	};
+}
+
+static bool cfq_seeky(const struct cfq_data *cfqd,
+		      const struct cfq_queue *cfqq)
+{
+	struct ioq_seek_params p = cfq_seek_params(cfqd);
+
+	return ioq_stats_seeky(&cfqq->ioq.stats, &p);
+}
+
+/*
+ * Whether a rotational device whose estimate says "one unit" is due a
+ * probe: for a short while, let several queues dispatch so that the
+ * estimator sees deep windows.  Without it, idling would keep the depth
+ * at one on a RAID and the estimator could never learn otherwise.
+ */
+static bool cfq_probing(struct cfq_data *cfqd, u64 now)
+{
+	const struct ioq_par_est *par = &cfqd->par;
+	u64 every = par->deep_windows ? CFQ_REPROBE_EVERY_NS :
+					CFQ_PROBE_EVERY_NS;
+	u64 last = max(par->last_deep_ns, cfqd->probe_start_ns);
+
+	if (now - cfqd->probe_start_ns < CFQ_PROBE_NS)
+		return true;
+	if (now - last < every)
+		return false;
+	cfqd->probe_start_ns = now;
+	return true;
+}
+
+/* Requests the device serves in parallel: forced, measured or assumed. */
+static unsigned int cfq_units(struct cfq_data *cfqd, u64 now)
+{
+	unsigned int units;
+
+	if (cfqd->tun.spindles != CFQ_AUTO)
+		return cfqd->tun.spindles;
+	if (blk_queue_nonrot(cfqd->queue))
+		return ioq_par_units(&cfqd->par, IOQ_PAR_MAX_UNITS);
+	units = ioq_par_units(&cfqd->par, 1);
+	if (units == 1 && cfq_probing(cfqd, now))
+		return CFQ_PROBE_UNITS;
+	return units;
+}
+
+static void cfq_get_queue(struct cfq_queue *cfqq)
+{
+	cfqq->ref++;
+}
+
+static void cfq_put_queue(struct cfq_queue *cfqq)
+{
+	if (--cfqq->ref)
+		return;
+	WARN_ON_ONCE(cfqq->on_tree || cfqq->in_flight || cfqq->ioq.queued);
+	kmem_cache_free(cfq_queue_cache, cfqq);
+}
+
+static void cfq_init_queue(struct cfq_data *cfqd, struct cfq_queue *cfqq,
+			   bool sync, enum cfq_class class,
+			   unsigned short level)
+{
+	ioq_init(&cfqq->ioq);
+	cfqq->cfqd = cfqd;
+	cfqq->ref = 1;
+	RB_CLEAR_NODE(&cfqq->tree_node);
+	cfqq->sync = sync;
+	cfqq->class = class;
+	cfqq->level = level;
+}
+
+static enum cfq_class cfq_class_of(unsigned short ioprio)
+{
+	switch (IOPRIO_PRIO_CLASS(ioprio)) {
+	case IOPRIO_CLASS_RT:
+		return CFQ_RT;
+	case IOPRIO_CLASS_IDLE:
+		return CFQ_IDLE;
+	default:
+		return CFQ_BE;
+	}
+}
+
+static unsigned short cfq_level_of(unsigned short ioprio)
+{
+	if (IOPRIO_PRIO_CLASS(ioprio) == IOPRIO_CLASS_NONE ||
+	    IOPRIO_PRIO_CLASS(ioprio) == IOPRIO_CLASS_IDLE)
+		return IOPRIO_BE_NORM;
+	return IOPRIO_PRIO_LEVEL(ioprio);
+}
+
+/* The queue @rq belongs to; the caller takes a reference for @rq. */
+static struct cfq_queue *cfq_queue_for(struct cfq_data *cfqd,
+				       struct request *rq)
+{
+	unsigned short ioprio = req_get_ioprio(rq);
+	enum cfq_class class = cfq_class_of(ioprio);
+	unsigned short level = cfq_level_of(ioprio);
+	struct cfq_io_cq *cic;
+	struct cfq_queue *cfqq;
+
+	if (!rq_is_sync(rq))
+		return &cfqd->async_queues[class][level];
+	if (!rq->elv.icq)
+		return &cfqd->oom_queue;
+	cic = icq_to_cic(rq->elv.icq);
+	cfqq = cic->sync_queue;
+	if (!cfqq) {
+		cfqq = kmem_cache_zalloc(cfq_queue_cache,
+					 GFP_NOWAIT | __GFP_NOWARN);
+		if (!cfqq)
+			return &cfqd->oom_queue;
+		cfq_init_queue(cfqd, cfqq, true, class, level);
+		cfqq->pid = current->pid;
+		cic->sync_queue = cfqq;
+	}
+	/* A changed ioprio applies from the next time the queue is idle. */
+	if (!cfqq->on_tree && cfqd->active != cfqq) {
+		cfqq->class = class;
+		cfqq->level = level;
+	}
+	return cfqq;
+}
+
+static struct cfq_queue *cfq_tree_first(struct cfq_tree *tree)
+{
+	struct rb_node *node = rb_first_cached(&tree->root);
+
+	return node ? rb_entry(node, struct cfq_queue, tree_node) : NULL;
+}
+
+static void cfq_tree_insert(struct cfq_tree *tree, struct cfq_queue *cfqq)
+{
+	struct rb_node **link = &tree->root.rb_root.rb_node, *parent = NULL;
+	bool leftmost = true;
+
+	while (*link) {
+		struct cfq_queue *other;
+
+		parent = *link;
+		other = rb_entry(parent, struct cfq_queue, tree_node);
+		if (cfqq->vtime < other->vtime) {
+			link = &parent->rb_left;
+		} else {
+			link = &parent->rb_right;
+			leftmost = false;
+		}
+	}
+	rb_link_node(&cfqq->tree_node, parent, link);
+	rb_insert_color_cached(&cfqq->tree_node, &tree->root, leftmost);
+}
+
+/* A queue with requests waits for its turn; it brings no saved credit. */
+static void cfq_add_busy(struct cfq_data *cfqd, struct cfq_queue *cfqq)
+{
+	struct cfq_tree *tree = &cfqd->trees[cfqq->class];
+
+	cfqq->vtime = max(cfqq->vtime, tree->min_vtime);
+	cfq_tree_insert(tree, cfqq);
+	cfqq->on_tree = true;
+	if (cfqq->sync)
+		tree->busy_sync++;
+}
+
+static void cfq_del_busy(struct cfq_data *cfqd, struct cfq_queue *cfqq)
+{
+	struct cfq_tree *tree = &cfqd->trees[cfqq->class];
+
+	rb_erase_cached(&cfqq->tree_node, &tree->root);
+	RB_CLEAR_NODE(&cfqq->tree_node);
+	cfqq->on_tree = false;
+	if (cfqq->sync)
+		tree->busy_sync--;
+}
+
+/* Charge @cfqq for @service_ns of device time. */
+static void cfq_charge(struct cfq_data *cfqd, struct cfq_queue *cfqq,
+		       u64 service_ns)
+{
+	u64 delta = div64_u64(service_ns * CFQ_VTIME_SLICE,
+			      cfq_slice_ns(cfqd, cfqq) ?: 1);
+
+	if (!cfqq->on_tree) {
+		cfqq->vtime += delta;
+		return;
+	}
+	cfq_del_busy(cfqd, cfqq);
+	cfqq->vtime += delta;
+	cfq_add_busy(cfqd, cfqq);
+}
+
+static void cfq_stop_idling(struct cfq_data *cfqd, u64 now)
+{
+	struct cfq_queue *cfqq = cfqd->active;
+
+	if (!cfqd->idle_start_ns)
+		return;
+	trace_mq_cfq_idle_end(cfqd->queue, cfqq->pid,
+			      now - cfqd->idle_start_ns);
+	cfq_charge(cfqd, cfqq, now - cfqd->idle_start_ns);
+	cfqd->idle_start_ns = 0;
+	cfqd->idle_until_ns = 0;
+	hrtimer_try_to_cancel(&cfqd->timer);
+}
+
+static void cfq_arm_timer(struct cfq_data *cfqd, u64 delay_ns)
+{
+	hrtimer_start(&cfqd->timer, ns_to_ktime(delay_ns), HRTIMER_MODE_REL);
+}
+
+static void cfq_start_idling(struct cfq_data *cfqd, u64 now, u64 window)
+{
+	cfqd->idle_start_ns = now;
+	cfqd->idle_until_ns = now + window;
+	trace_mq_cfq_idle_start(cfqd->queue, cfqd->active->pid, window);
+	cfq_arm_timer(cfqd, window);
+}
+
+static void cfq_expire(struct cfq_data *cfqd, u64 now, const char *why)
+{
+	struct cfq_queue *cfqq = cfqd->active;
+
+	cfq_stop_idling(cfqd, now);
+	trace_mq_cfq_slice_expire(cfqd->queue, cfqq->pid, cfqq->sync,
+				  now - cfqq->slice_start_ns,
+				  cfqq->slice_dispatched, why);
+	cfqd->active = NULL;
+	if (!ioq_empty(&cfqq->ioq))
+		cfq_add_busy(cfqd, cfqq);
+	cfq_put_queue(cfqq);
+}
+
+static void cfq_activate(struct cfq_data *cfqd, struct cfq_queue *cfqq,
+			 u64 now)
+{
+	struct cfq_tree *tree = &cfqd->trees[cfqq->class];
+
+	cfq_del_busy(cfqd, cfqq);
+	tree->min_vtime = max(tree->min_vtime, cfqq->vtime);
+	cfq_get_queue(cfqq);
+	cfqd->active = cfqq;
+	cfqq->slice_start_ns = now;
+	cfqq->slice_end_ns = now + cfq_slice_ns(cfqd, cfqq);
+	cfqq->slice_dispatched = 0;
+	trace_mq_cfq_slice_start(cfqd->queue, cfqq->pid, cfqq->sync,
+				 cfq_class_names[cfqq->class], cfqq->vtime,
+				 cfqq->slice_end_ns - now);
+}
+
+/* The class to serve next, or CFQ_NR_CLASSES if none may be served now. */
+static enum cfq_class cfq_next_class(struct cfq_data *cfqd, u64 now)
+{
+	enum cfq_class class;
+
+	for (class = CFQ_RT; class < CFQ_IDLE; class++)
+		if (cfq_tree_first(&cfqd->trees[class]))
+			return class;
+	if (!cfq_tree_first(&cfqd->trees[CFQ_IDLE]))
+		return CFQ_NR_CLASSES;
+	if (now - cfqd->last_nonidle_ns >= CFQ_IDLE_GRACE_NS)
+		return CFQ_IDLE;
+	cfq_arm_timer(cfqd, cfqd->last_nonidle_ns + CFQ_IDLE_GRACE_NS - now);
+	return CFQ_NR_CLASSES;
+}
+
+static struct cfq_queue *cfq_next_queue(struct cfq_data *cfqd, u64 now)
+{
+	enum cfq_class class = cfq_next_class(cfqd, now);
+
+	if (class == CFQ_NR_CLASSES)
+		return NULL;
+	return cfq_tree_first(&cfqd->trees[class]);
+}
+
+static bool cfq_slice_used(const struct cfq_data *cfqd,
+			   const struct cfq_queue *cfqq, u64 now)
+{
+	if (now >= cfqq->slice_end_ns)
+		return true;
+	return !cfqq->sync &&
+	       cfqq->slice_dispatched >= cfq_async_slice_requests(cfqd, cfqq);
+}
+
+/* How long to idle for the active queue's next request; 0: not at all. */
+static u64 cfq_idle_window(const struct cfq_data *cfqd,
+			   const struct cfq_queue *cfqq)
+{
+	const struct cfq_tunables *t = &cfqd->tun;
+	u64 window = cfq_ms(t->slice_idle);
+
+	if (!cfqq->sync || cfqq->class == CFQ_IDLE || !window)
+		return 0;
+	if (blk_queue_nonrot(cfqd->queue) && !t->idle_nonrot)
+		return 0;
+	if (!ioq_stats_thinks_within(&cfqq->ioq.stats, window))
+		return 0;
+	if (!cfq_seeky(cfqd, cfqq))
+		return window;
+	/* A seeky queue keeps the disk only as the last sync queue. */
+	if (cfqd->trees[cfqq->class].busy_sync)
+		return 0;
+	return cfq_ms(t->group_idle);
+}
+
+/*
+ * The active queue ran empty: keep the device for it (idling, or waiting
+ * for its requests in flight to see whether it comes back) or let go?
+ */
+static bool cfq_wait_for_active(struct cfq_data *cfqd, u64 now)
+{
+	struct cfq_queue *cfqq = cfqd->active;
+	u64 window;
+
+	if (cfqd->idle_start_ns)
+		return now < cfqd->idle_until_ns;
+	window = cfq_idle_window(cfqd, cfqq);
+	if (!window)
+		return false;
+	if (!cfqq->in_flight)
+		cfq_start_idling(cfqd, now, window);
+	return true;
+}
+
+/* A queue that @cfqq's arrival takes the device from, if it should. */
+static void cfq_preempt(struct cfq_data *cfqd, struct cfq_queue *cfqq,
+			u64 now)
+{
+	struct cfq_queue *active = cfqd->active;
+
+	if (!active || active == cfqq)
+		return;
+	if (cfqq->class < active->class)
+		cfq_expire(cfqd, now, "class");
+	else if (cfqd->tun.low_latency && cfqq->sync && !active->sync &&
+		 cfqq->class == active->class && cfqq->vtime <= active->vtime)
+		cfq_expire(cfqd, now, "sync");
+}
+
+/* Keep the active queue, or make the next one active. */
+static struct cfq_queue *cfq_select_queue(struct cfq_data *cfqd, u64 now)
+{
+	struct cfq_queue *cfqq = cfqd->active;
+
+	if (cfqq && cfq_slice_used(cfqd, cfqq, now)) {
+		cfq_expire(cfqd, now, "slice");
+	} else if (cfqq) {
+		if (!ioq_empty(&cfqq->ioq))
+			return cfqq;
+		if (cfq_wait_for_active(cfqd, now))
+			return NULL;
+		cfq_expire(cfqd, now, "empty");
+	}
+	cfqq = cfq_next_queue(cfqd, now);
+	if (cfqq)
+		cfq_activate(cfqd, cfqq, now);
+	return cfqq;
+}
+
+/*
+ * Async dispatch depth after sync completions: one request at first,
+ * growing to quantum over one async slice (the seeds/003 ramp).
+ */
+static unsigned int cfq_async_depth(const struct cfq_data *cfqd, u64 now)
+{
+	const struct cfq_tunables *t = &cfqd->tun;
+	u64 since = now - cfqd->last_sync_completion_ns;
+	u64 slice = cfq_ms(t->slice_async);
+
+	if (!t->low_latency || since >= slice)
+		return t->quantum;
+	return max_t(u64, 1, div64_u64(since * t->quantum, slice));
+}
+
+static bool cfq_may_dispatch(const struct cfq_data *cfqd,
+			     const struct cfq_queue *cfqq, u64 now)
+{
+	unsigned int depth = cfqd->tun.quantum;
+	bool alone = cfqd->queued == cfqq->ioq.queued;
+
+	if (!cfqq->sync)
+		depth = min(depth, cfq_async_depth(cfqd, now));
+	else if (alone)
+		return true;	/* nobody to be fair to */
+	return cfqq->in_flight < depth;
+}
+
+static struct request *cfq_dispatch_from(struct cfq_data *cfqd,
+					 struct cfq_queue *cfqq, u64 now)
+{
+	struct ioq_sweep sweep = {
+		.back_max = (sector_t)cfqd->tun.back_seek_max * 2,
+		.back_penalty = cfqd->tun.back_seek_penalty,
+	};
+	struct request *rq;
+
+	rq = ioq_expired_request(&cfqq->ioq) ?:
+	     ioq_next_request(&cfqq->ioq, &sweep);
+	ioq_del_request(&cfqq->ioq, rq);
+	cfqd->queued--;
+	if (cfqq->on_tree && ioq_empty(&cfqq->ioq))
+		cfq_del_busy(cfqd, cfqq);
+
+	cfqq->ioq.head_pos = blk_rq_pos(rq) + blk_rq_sectors(rq);
+	cfqq->in_flight++;
+	cfqq->slice_dispatched++;
+	cfqd->in_flight++;
+	if (cfqq->class != CFQ_IDLE)
+		cfqd->last_nonidle_ns = now;
+	ioq_par_dispatch(&cfqd->par, now);
+	cfq_stamp_dispatch(rq, now);
+	rq->rq_flags |= RQF_STARTED;
+	return rq;
+}
+
+/*
+ * While the active queue keeps a device with several units, requests of
+ * the next queues go to the units it leaves free.
+ */
+static struct request *cfq_fill_units(struct cfq_data *cfqd, u64 now)
+{
+	struct cfq_queue *cfqq;
+
+	if (cfqd->in_flight + 1 >= cfq_units(cfqd, now))
+		return NULL;
+	cfqq = cfq_next_queue(cfqd, now);
+	if (!cfqq || !cfq_may_dispatch(cfqd, cfqq, now))
+		return NULL;
+	return cfq_dispatch_from(cfqd, cfqq, now);
+}
+
+static struct request *cfq_dispatch_queued(struct cfq_data *cfqd, u64 now)
+{
+	struct cfq_queue *cfqq;
+
+	if (!cfqd->queued)
+		return NULL;
+	cfqq = cfq_select_queue(cfqd, now);
+	if (!cfqq)
+		return cfqd->active ? cfq_fill_units(cfqd, now) : NULL;
+	if (!cfq_may_dispatch(cfqd, cfqq, now))
+		return NULL;
+	return cfq_dispatch_from(cfqd, cfqq, now);
+}
+
+static struct request *cfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
+{
+	struct cfq_data *cfqd = hctx->queue->elevator->elevator_data;
+	u64 now = ktime_get_ns();
+	struct request *rq;
+
+	spin_lock_irq(&cfqd->lock);
+	rq = list_first_entry_or_null(&cfqd->dispatch, struct request,
+				      queuelist);
+	if (rq)
+		list_del_init(&rq->queuelist);
+	else
+		rq = cfq_dispatch_queued(cfqd, now);
+	cfqd->held_back = !rq && cfqd->queued;
+	spin_unlock_irq(&cfqd->lock);
+	return rq;
+}
+
+static bool cfq_has_work(struct blk_mq_hw_ctx *hctx)
+{
+	struct cfq_data *cfqd = hctx->queue->elevator->elevator_data;
+
+	return !list_empty_careful(&cfqd->dispatch) || READ_ONCE(cfqd->queued);
+}
+
+static void cfq_insert_request(struct cfq_data *cfqd, struct request *rq,
+			       blk_insert_t flags, struct list_head *free,
+			       u64 now)
+{
+	struct request_queue *q = cfqd->queue;
+	struct ioq_seek_params seek = cfq_seek_params(cfqd);
+	unsigned int expire_ms = rq_is_sync(rq) ? cfqd->tun.fifo_expire_sync :
+						 cfqd->tun.fifo_expire_async;
+	struct cfq_queue *cfqq;
+	bool was_idle;
+
+	if (blk_mq_sched_try_insert_merge(q, rq, free))
+		return;
+	trace_block_rq_insert(rq);
+	if (flags & BLK_MQ_INSERT_AT_HEAD) {
+		list_add(&rq->queuelist, &cfqd->dispatch);
+		return;
+	}
+
+	cfqq = rq_cfqq(rq);
+	if (!cfqq) {		/* not a requeued request */
+		cfqq = cfq_queue_for(cfqd, rq);
+		cfq_get_queue(cfqq);
+		rq->elv.priv[0] = cfqq;
+	}
+	was_idle = ioq_empty(&cfqq->ioq) && !cfqq->in_flight;
+	ioq_stats_arrival(&cfqq->ioq.stats, now, was_idle);
+	ioq_stats_add_request(&cfqq->ioq.stats, &seek, blk_rq_pos(rq),
+			      blk_rq_bytes(rq));
+	ioq_add_request(&cfqq->ioq, rq, jiffies + msecs_to_jiffies(expire_ms));
+	cfqd->queued++;
+
+	if (cfqq == cfqd->active)
+		cfq_stop_idling(cfqd, now);
+	else if (!cfqq->on_tree)
+		cfq_add_busy(cfqd, cfqq);
+	cfq_preempt(cfqd, cfqq, now);
+}
+
+static void cfq_insert_requests(struct blk_mq_hw_ctx *hctx,
+				struct list_head *list, blk_insert_t flags)
+{
+	struct cfq_data *cfqd = hctx->queue->elevator->elevator_data;
+	u64 now = ktime_get_ns();
+	LIST_HEAD(free);
+
+	spin_lock_irq(&cfqd->lock);
+	while (!list_empty(list)) {
+		struct request *rq;
+
+		rq = list_first_entry(list, struct request, queuelist);
+		list_del_init(&rq->queuelist);
+		cfq_insert_request(cfqd, rq, flags, &free, now);
+	}
+	spin_unlock_irq(&cfqd->lock);
+
+	blk_mq_free_requests(&free);
+}
+
+static void cfq_prepare_request(struct request *rq)
+{
+	rq->elv.icq = ioc_find_get_icq(rq->q);
+	rq->elv.priv[0] = NULL;
+	rq->elv.priv[1] = NULL;
+}
+
+/* A dispatched request of @cfqq is back: charge it and account for it. */
+static void cfq_completed(struct cfq_data *cfqd, struct cfq_queue *cfqq,
+			  unsigned long stamp, u64 now)
+{
+	u64 service = min(cfq_stamp_age_ns(stamp, now),
+			  now - cfqd->last_completion_ns);
+
+	cfqd->last_completion_ns = now;
+	cfqd->in_flight--;
+	cfqq->in_flight--;
+	ioq_par_complete(&cfqd->par, now, stamp & CFQ_STAMP_SMALL);
+	ioq_stats_completion(&cfqq->ioq.stats, now);
+	cfq_charge(cfqd, cfqq, service);
+	if (cfqq->sync)
+		cfqd->last_sync_completion_ns = now;
+	if (cfqq->class != CFQ_IDLE)
+		cfqd->last_nonidle_ns = now;
+}
+
+/* Called with the lock held: forget that @rq was dispatched. */
+static void cfq_undispatch(struct cfq_data *cfqd, struct request *rq, u64 now)
+{
+	unsigned long stamp = cfq_stamp(rq);
+
+	if (!(stamp & CFQ_STAMP_DISPATCHED))
+		return;
+	cfq_completed(cfqd, rq_cfqq(rq), stamp, now);
+	rq->elv.priv[1] = NULL;
+}
+
+static void cfq_finish_request(struct request *rq)
+{
+	struct cfq_queue *cfqq = rq_cfqq(rq);
+	struct cfq_data *cfqd;
+	unsigned long flags;
+	bool run;
+
+	if (rq->elv.icq) {
+		put_io_context(rq->elv.icq->ioc);
+		rq->elv.icq = NULL;
+	}
+	if (!cfqq)
+		return;
+
+	cfqd = cfqq->cfqd;
+	spin_lock_irqsave(&cfqd->lock, flags);
+	cfq_undispatch(cfqd, rq, ktime_get_ns());
+	rq->elv.priv[0] = NULL;
+	cfq_put_queue(cfqq);
+	run = cfqd->held_back;
+	cfqd->held_back = false;
+	spin_unlock_irqrestore(&cfqd->lock, flags);
+
+	if (run)
+		blk_mq_run_hw_queues(cfqd->queue, true);
+}
+
+/* The driver gave @rq back; it will be inserted again. */
+static void cfq_requeue_request(struct request *rq)
+{
+	struct cfq_queue *cfqq = rq_cfqq(rq);
+	unsigned long flags;
+
+	if (!cfqq)
+		return;
+	spin_lock_irqsave(&cfqq->cfqd->lock, flags);
+	cfq_undispatch(cfqq->cfqd, rq, ktime_get_ns());
+	spin_unlock_irqrestore(&cfqq->cfqd->lock, flags);
+}
+
+static enum hrtimer_restart cfq_timer_fn(struct hrtimer *timer)
+{
+	struct cfq_data *cfqd = container_of(timer, struct cfq_data, timer);
+
+	/* The dispatch path decides what the end of the wait means. */
+	blk_mq_run_hw_queues(cfqd->queue, true);
+	return HRTIMER_NORESTART;
+}
+
+static void cfq_exit_icq(struct io_cq *icq)
+{
+	struct cfq_io_cq *cic = icq_to_cic(icq);
+	struct cfq_queue *cfqq = cic->sync_queue;
+	struct cfq_data *cfqd;
+	unsigned long flags;
+
+	if (!cfqq)
+		return;
+	cfqd = cfqq->cfqd;
+	spin_lock_irqsave(&cfqd->lock, flags);
+	cic->sync_queue = NULL;
+	/* Nobody is left to send the request idling would wait for. */
+	if (cfqd->active == cfqq && ioq_empty(&cfqq->ioq))
+		cfq_expire(cfqd, ktime_get_ns(), "exit");
+	cfq_put_queue(cfqq);
+	spin_unlock_irqrestore(&cfqd->lock, flags);
+}
+
+/* Front merges: look in the queue of the process submitting the bio. */
+static int cfq_request_merge(struct request_queue *q, struct request **rq,
+			     struct bio *bio)
+{
+	struct cfq_data *cfqd = q->elevator->elevator_data;
+	struct cfq_queue *cfqq = cfqd->merge_queue;
+	struct request *found;
+
+	if (!cfqq || !op_is_sync(bio->bi_opf))
+		return ELEVATOR_NO_MERGE;
+	found = ioq_front_merge_candidate(&cfqq->ioq, bio);
+	if (!found)
+		return ELEVATOR_NO_MERGE;
+	*rq = found;
+	return blk_discard_mergable(found) ? ELEVATOR_DISCARD_MERGE :
+					     ELEVATOR_FRONT_MERGE;
+}
+
+static void cfq_request_merged(struct request_queue *q, struct request *rq,
+			       enum elv_merge type)
+{
+	struct cfq_queue *cfqq = rq_cfqq(rq);
+
+	if (type == ELEVATOR_FRONT_MERGE && cfqq) {
+		elv_rb_del(&cfqq->ioq.sort_list, rq);
+		elv_rb_add(&cfqq->ioq.sort_list, rq);
+	}
+}
+
+static void cfq_requests_merged(struct request_queue *q, struct request *rq,
+				struct request *next)
+{
+	struct cfq_data *cfqd = q->elevator->elevator_data;
+	struct cfq_queue *cfqq = rq_cfqq(next);
+
+	lockdep_assert_held(&cfqd->lock);
+	/* A request being inserted is not in any queue yet. */
+	if (!cfqq || list_empty(&next->queuelist))
+		return;
+	if (rq_cfqq(rq) == cfqq)
+		ioq_merged_requests(&cfqq->ioq, rq, next);
+	else
+		ioq_del_request(&cfqq->ioq, next);
+	cfqd->queued--;
+	if (cfqq->on_tree && ioq_empty(&cfqq->ioq))
+		cfq_del_busy(cfqd, cfqq);
+}
+
+static bool cfq_bio_merge(struct request_queue *q, struct bio *bio,
+			  unsigned int nr_segs)
+{
+	struct cfq_data *cfqd = q->elevator->elevator_data;
+	struct request *free = NULL;
+	struct io_cq *icq;
+	bool merged;
+
+	/* The icq lookup takes queue_lock, which nests outside ours. */
+	icq = NULL;
+	if (current->io_context) {
+		spin_lock_irq(&q->queue_lock);
+		icq = ioc_lookup_icq(q);
+		spin_unlock_irq(&q->queue_lock);
+	}
+
+	spin_lock_irq(&cfqd->lock);
+	cfqd->merge_queue = icq ? icq_to_cic(icq)->sync_queue : NULL;
+	merged = blk_mq_sched_try_merge(q, bio, nr_segs, &free);
+	cfqd->merge_queue = NULL;
+	spin_unlock_irq(&cfqd->lock);
+
+	if (free)
+		blk_mq_free_request(free);
+	return merged;
+}
+
+static const struct cfq_tunables cfq_defaults = {
+	.slice_idle = 8,
+	.slice_sync = 100,
+	.slice_async = 200,
+	.slice_async_rq = 2,
+	.quantum = 8,
+	.fifo_expire_sync = 125,
+	.fifo_expire_async = 250,
+	.back_seek_max = 16 * 1024,
+	.back_seek_penalty = 2,
+	.group_idle = 8,
+	.low_latency = 1,
+	.idle_nonrot = 0,
+	.seek_distance = CFQ_AUTO,
+	.seek_min_size = CFQ_AUTO,
+	.seeky_requests = 4,
+	.spindles = CFQ_AUTO,
+};
+
+static int cfq_init_sched(struct request_queue *q, struct elevator_type *e)
+{
+	struct elevator_queue *eq;
+	struct cfq_data *cfqd;
+	int class, level;
+
+	eq = elevator_alloc(q, e);
+	if (!eq)
+		return -ENOMEM;
+	cfqd = kzalloc_node(sizeof(*cfqd), GFP_KERNEL, q->node);
+	if (!cfqd) {
+		kobject_put(&eq->kobj);
+		return -ENOMEM;
+	}
+	eq->elevator_data = cfqd;
+
+	spin_lock_init(&cfqd->lock);
+	cfqd->queue = q;
+	cfqd->tun = cfq_defaults;
+	INIT_LIST_HEAD(&cfqd->dispatch);
+	for (class = 0; class < CFQ_NR_CLASSES; class++) {
+		cfqd->trees[class].root = RB_ROOT_CACHED;
+		for (level = 0; level < IOPRIO_NR_LEVELS; level++)
+			cfq_init_queue(cfqd, &cfqd->async_queues[class][level],
+				       false, class, level);
+	}
+	cfq_init_queue(cfqd, &cfqd->oom_queue, true, CFQ_BE, IOPRIO_BE_NORM);
+	ioq_par_init(&cfqd->par);
+	hrtimer_init(&cfqd->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	cfqd->timer.function = cfq_timer_fn;
+
+	/* Dispatch from the request queue as a whole, not per hw queue. */
+	blk_queue_flag_set(QUEUE_FLAG_SQ_SCHED, q);
+	q->elevator = eq;
+	return 0;
+}
+
+static void cfq_exit_sched(struct elevator_queue *e)
+{
+	struct cfq_data *cfqd = e->elevator_data;
+
+	hrtimer_cancel(&cfqd->timer);
+	spin_lock_irq(&cfqd->lock);
+	if (cfqd->active)
+		cfq_expire(cfqd, ktime_get_ns(), "exit");
+	WARN_ON_ONCE(cfqd->queued || !list_empty(&cfqd->dispatch));
+	spin_unlock_irq(&cfqd->lock);
+	kfree(cfqd);
+}
+
+/*
+ * Tunables under queue/iosched/, declared once in cfq_tunable_table (the
+ * sysfs wrappers below only name them).
+ * Values outside [min, max] are refused with -EINVAL and the old value
+ * stays; "auto" is accepted where the scheduler can decide by itself.
+ */
+struct cfq_tunable {
+	const char *name;
+	size_t offset;
+	unsigned int min, max;
+	bool has_auto;
+};
+
+/* The tunables: name, minimum, maximum, whether "auto" is accepted. */
+#define CFQ_TUNABLE(field, lo, hi, auto_ok) {				\
+	.name = #field,							\
+	.offset = offsetof(struct cfq_tunables, field),			\
+	.min = lo, .max = hi, .has_auto = auto_ok,			\
+}
+
+static const struct cfq_tunable cfq_tunable_table[] = {
+	CFQ_TUNABLE(slice_idle, 0, 1000, false),
+	CFQ_TUNABLE(slice_sync, 1, 10000, false),
+	CFQ_TUNABLE(slice_async, 1, 10000, false),
+	CFQ_TUNABLE(slice_async_rq, 1, 1024, false),
+	CFQ_TUNABLE(quantum, 1, 1024, false),
+	CFQ_TUNABLE(fifo_expire_sync, 1, 60000, false),
+	CFQ_TUNABLE(fifo_expire_async, 1, 60000, false),
+	CFQ_TUNABLE(back_seek_max, 0, 1 << 30, false),
+	CFQ_TUNABLE(back_seek_penalty, 1, 1000, false),
+	CFQ_TUNABLE(group_idle, 0, 1000, false),
+	CFQ_TUNABLE(low_latency, 0, 1, false),
+	CFQ_TUNABLE(idle_nonrot, 0, 1, false),
+	CFQ_TUNABLE(seek_distance, 0, 1 << 30, true),
+	CFQ_TUNABLE(seek_min_size, 0, 1 << 20, true),
+	CFQ_TUNABLE(seeky_requests, 0, IOQ_SEEK_HISTORY, false),
+	CFQ_TUNABLE(spindles, 1, IOQ_PAR_MAX_UNITS, true),
+};
+
+#undef CFQ_TUNABLE
+
+static unsigned int *cfq_tunable_ptr(struct cfq_data *cfqd,
+				     const struct cfq_tunable *t)
+{
+	return (unsigned int *)((char *)&cfqd->tun + t->offset);
+}
+
+static const struct cfq_tunable *cfq_tunable_named(const char *name)
+{
+	const struct cfq_tunable *t;
+
+	for (t = cfq_tunable_table; strcmp(t->name, name); t++)
+		;
+	return t;
+}
+
+static ssize_t cfq_tunable_show(struct elevator_queue *e, char *page,
+				const char *name)
+{
+	struct cfq_data *cfqd = e->elevator_data;
+	unsigned int value = READ_ONCE(*cfq_tunable_ptr(cfqd,
+						cfq_tunable_named(name)));
+
+	if (value == CFQ_AUTO)
+		return sysfs_emit(page, "auto\n");
+	return sysfs_emit(page, "%u\n", value);
+}
+
+static ssize_t cfq_tunable_store(struct elevator_queue *e, const char *page,
+				 size_t count, const char *name)
+{
+	const struct cfq_tunable *t = cfq_tunable_named(name);
+	struct cfq_data *cfqd = e->elevator_data;
+	unsigned int value;
+
+	if (t->has_auto && sysfs_streq(page, "auto"))
+		value = CFQ_AUTO;
+	else if (kstrtouint(page, 10, &value) ||
+		 value < t->min || value > t->max)
+		return -EINVAL;
+
+	spin_lock_irq(&cfqd->lock);
+	*cfq_tunable_ptr(cfqd, t) = value;
+	spin_unlock_irq(&cfqd->lock);
+	return count;
+}
+
+#define CFQ_ATTR(field)							\
+static ssize_t cfq_##field##_show(struct elevator_queue *e, char *page)	\
+{									\
+	return cfq_tunable_show(e, page, #field);			\
+}									\
+static ssize_t cfq_##field##_store(struct elevator_queue *e,		\
+				   const char *page, size_t count)	\
+{									\
+	return cfq_tunable_store(e, page, count, #field);		\
+}
+CFQ_ATTR(slice_idle);
+CFQ_ATTR(slice_sync);
+CFQ_ATTR(slice_async);
+CFQ_ATTR(slice_async_rq);
+CFQ_ATTR(quantum);
+CFQ_ATTR(fifo_expire_sync);
+CFQ_ATTR(fifo_expire_async);
+CFQ_ATTR(back_seek_max);
+CFQ_ATTR(back_seek_penalty);
+CFQ_ATTR(group_idle);
+CFQ_ATTR(low_latency);
+CFQ_ATTR(idle_nonrot);
+CFQ_ATTR(seek_distance);
+CFQ_ATTR(seek_min_size);
+CFQ_ATTR(seeky_requests);
+CFQ_ATTR(spindles);
+#undef CFQ_ATTR
+
+#define CFQ_ENTRY(field)							\
+	__ATTR(field, 0644, cfq_##field##_show, cfq_##field##_store)
+static struct elv_fs_entry cfq_attrs[] = {
+	CFQ_ENTRY(slice_idle),
+	CFQ_ENTRY(slice_sync),
+	CFQ_ENTRY(slice_async),
+	CFQ_ENTRY(slice_async_rq),
+	CFQ_ENTRY(quantum),
+	CFQ_ENTRY(fifo_expire_sync),
+	CFQ_ENTRY(fifo_expire_async),
+	CFQ_ENTRY(back_seek_max),
+	CFQ_ENTRY(back_seek_penalty),
+	CFQ_ENTRY(group_idle),
+	CFQ_ENTRY(low_latency),
+	CFQ_ENTRY(idle_nonrot),
+	CFQ_ENTRY(seek_distance),
+	CFQ_ENTRY(seek_min_size),
+	CFQ_ENTRY(seeky_requests),
+	CFQ_ENTRY(spindles),
+	__ATTR_NULL
+};
+
+#undef CFQ_ENTRY
+
+#ifdef CONFIG_BLK_DEBUG_FS
+static void cfq_show_queue(struct seq_file *m, struct cfq_data *cfqd,
+			   struct cfq_queue *cfqq)
+{
+	seq_printf(m, "pid %d %s %s/%u vtime %llu queued %u in_flight %u seeky %d think_us %llu mean_bytes %u\n",
+		   cfqq->pid, cfqq->sync ? "sync" : "async",
+		   cfq_class_names[cfqq->class], cfqq->level, cfqq->vtime,
+		   cfqq->ioq.queued, cfqq->in_flight, cfq_seeky(cfqd, cfqq),
+		   div_u64(cfqq->ioq.stats.think_time_ns, NSEC_PER_USEC),
+		   cfqq->ioq.stats.mean_bytes);
+}
+
+static int cfq_active_show(void *data, struct seq_file *m)
+{
+	struct request_queue *q = data;
+	struct cfq_data *cfqd = q->elevator->elevator_data;
+	u64 now = ktime_get_ns();
+
+	spin_lock_irq(&cfqd->lock);
+	if (cfqd->active) {
+		cfq_show_queue(m, cfqd, cfqd->active);
+		seq_printf(m, "slice_left_us %lld idling %d\n",
+			   div_s64((s64)(cfqd->active->slice_end_ns - now),
+				   NSEC_PER_USEC),
+			   cfqd->idle_start_ns != 0);
+	}
+	spin_unlock_irq(&cfqd->lock);
+	return 0;
+}
+
+static int cfq_busy_queues_show(void *data, struct seq_file *m)
+{
+	struct request_queue *q = data;
+	struct cfq_data *cfqd = q->elevator->elevator_data;
+	struct rb_node *node;
+	int class;
+
+	spin_lock_irq(&cfqd->lock);
+	for (class = 0; class < CFQ_NR_CLASSES; class++)
+		for (node = rb_first_cached(&cfqd->trees[class].root); node;
+		     node = rb_next(node))
+			cfq_show_queue(m, cfqd, rb_entry(node, struct cfq_queue,
+							 tree_node));
+	spin_unlock_irq(&cfqd->lock);
+	return 0;
+}
+
+static int cfq_estimator_show(void *data, struct seq_file *m)
+{
+	struct request_queue *q = data;
+	struct cfq_data *cfqd = q->elevator->elevator_data;
+	const struct ioq_par_est *par = &cfqd->par;
+
+	spin_lock_irq(&cfqd->lock);
+	seq_printf(m, "units %u\nforced %d\nshallow_iops %llu\nshallow_windows %u\ndeep_iops %llu\ndeep_windows %u\nin_flight %u\n",
+		   cfq_units(cfqd, ktime_get_ns()),
+		   cfqd->tun.spindles != CFQ_AUTO,
+		   par->shallow_rate >> IOQ_DECAY_SHIFT, par->shallow_windows,
+		   par->deep_rate >> IOQ_DECAY_SHIFT, par->deep_windows,
+		   cfqd->in_flight);
+	spin_unlock_irq(&cfqd->lock);
+	return 0;
+}
+
+static const struct blk_mq_debugfs_attr cfq_queue_debugfs_attrs[] = {
+	{"active", 0400, cfq_active_show},
+	{"busy_queues", 0400, cfq_busy_queues_show},
+	{"estimator", 0400, cfq_estimator_show},
+	{},
+};
+#endif
+
+static struct elevator_type mq_cfq = {
+	.ops = {
+		.bio_merge		= cfq_bio_merge,
+		.request_merge		= cfq_request_merge,
+		.request_merged		= cfq_request_merged,
+		.requests_merged	= cfq_requests_merged,
+		.prepare_request	= cfq_prepare_request,
+		.finish_request		= cfq_finish_request,
+		.requeue_request	= cfq_requeue_request,
+		.insert_requests	= cfq_insert_requests,
+		.dispatch_request	= cfq_dispatch_request,
+		.has_work		= cfq_has_work,
+		.next_request		= elv_rb_latter_request,
+		.former_request		= elv_rb_former_request,
+		.exit_icq		= cfq_exit_icq,
+		.init_sched		= cfq_init_sched,
+		.exit_sched		= cfq_exit_sched,
+	},
+	.icq_size = sizeof(struct cfq_io_cq),
+	.icq_align = __alignof__(struct cfq_io_cq),
+#ifdef CONFIG_BLK_DEBUG_FS
+	.queue_debugfs_attrs = cfq_queue_debugfs_attrs,
+#endif
+	.elevator_attrs = cfq_attrs,
+	.elevator_name = "mq-cfq",
+	.elevator_owner = THIS_MODULE,
+};
+MODULE_ALIAS("mq-cfq-iosched");
+
+static int __init cfq_init(void)
+{
+	int ret;
+
+	cfq_queue_cache = KMEM_CACHE(cfq_queue, 0);
+	if (!cfq_queue_cache)
+		return -ENOMEM;
+	ret = elv_register(&mq_cfq);
+	if (ret)
+		kmem_cache_destroy(cfq_queue_cache);
+	return ret;
+}
+
+static void __exit cfq_exit(void)
+{
+	elv_unregister(&mq_cfq);
+	kmem_cache_destroy(cfq_queue_cache);
+}
+
+module_init(cfq_init);
+module_exit(cfq_exit);
+
+MODULE_AUTHOR("iosched team");
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Fair time-slice I/O scheduler for blk-mq");
