@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Tests for report.py: run the real CLI on a synthetic run directory.
+"""Tests for report.py (the real CLI on a synthetic run directory) and for
+collect.py's parsing of the guest's output.
 
 Run: python3 -m unittest discover -s bench/report -v
 """
@@ -13,10 +14,13 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import report  # noqa: E402  (needs the sys.path entry above)
+BENCH = os.path.dirname(HERE)
+sys.path[:0] = [HERE, BENCH]
+import collect  # noqa: E402  (needs the sys.path entries above)
+import report  # noqa: E402
 
 SCRIPT = os.path.join(HERE, "report.py")
+TESTDATA = os.path.join(HERE, "testdata")
 HAVE_GNUPLOT = shutil.which("gnuplot") is not None
 MALFORMED_LINE = 5
 
@@ -248,6 +252,38 @@ class Options(unittest.TestCase):
         with open(os.path.join(self.tmp.name, "report.md"),
                   encoding="utf-8") as md:
             self.assertNotIn("![", md.read())
+
+
+class DbenchTimePerLoadfile(unittest.TestCase):
+    """collect.py: seconds per load-file pass from real dbench output."""
+
+    # dbench.sh's output in the guest: 4 clients, 10 s, bfq on the hdd
+    # model.  Its execute lines go from 795 lines per client at 1 s to
+    # 6609 at 9 s: 458344 lines / ((6609 - 795) / 8 per second).
+    SAMPLE = os.path.join(TESTDATA, "dbench-hdd-4clients.txt")
+    SECONDS = 458344 * 8 / (6609 - 795)
+
+    def setUp(self):
+        with open(self.SAMPLE, encoding="utf-8") as sample:
+            self.text = sample.read()
+
+    def test_from_the_pace_of_the_execute_lines(self):
+        metrics = collect.metrics_of("dbench", self.text)
+        self.assertAlmostEqual(metrics["seconds_per_loadfile"], self.SECONDS)
+        self.assertAlmostEqual(metrics["seconds_per_loadfile"], 630.68, 2)
+        self.assertEqual(metrics["dbench_mbps"], 14.1654)
+        self.assertEqual(metrics["dbench_lat_max_ms"], 506.791)
+
+    def test_needs_the_load_file_length(self):
+        text = self.text.replace("loadfile ", "load file ")
+        self.assertNotIn("seconds_per_loadfile",
+                         collect.metrics_of("dbench", text))
+
+    def test_needs_two_execute_lines(self):
+        lines = [line for line in self.text.splitlines()
+                 if " execute " not in line or " execute   9 sec" in line]
+        self.assertNotIn("seconds_per_loadfile",
+                         collect.metrics_of("dbench", "\n".join(lines)))
 
 
 class Helpers(unittest.TestCase):
