@@ -78,13 +78,25 @@ def dbench_metrics(text):
     return metrics
 
 
+def completion_gaps(text):
+    """The longest gap without a completed request, worst over the
+    processes of each role and over all, from the job's "gap ROLE MS"
+    lines (bench/jobs/lib.sh); {} when the job logs none."""
+    metrics = {}
+    for role, ms in re.findall(r"^gap (\S+) ([0-9.]+)$", text, re.M):
+        for key in (role + "_gap_max_ms", "gap_max_ms"):
+            metrics[key] = max(metrics.get(key, 0.0), float(ms))
+    return metrics
+
+
 def fio_json(text):
-    """The fio JSON document in @text (fio may print notes before it)."""
+    """The fio JSON document in @text (fio may print notes before it, the
+    job its completion gaps after it)."""
     start = text.find("{")
     if start < 0:
         return None
     try:
-        return json.loads(text[start:])
+        return json.JSONDecoder().raw_decode(text, start)[0]
     except json.JSONDecodeError:
         return None
 
@@ -100,6 +112,7 @@ def metrics_of(job, text):
     # duplicate KB/s.
     if job not in ("nullblk-iops", "device-read"):
         metrics = {k: v for k, v in metrics.items() if not k.endswith("_iops")}
+    metrics.update(completion_gaps(text))
     return metrics
 
 

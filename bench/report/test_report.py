@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Tests for report.py (the real CLI on a synthetic run directory) and for
-collect.py's parsing of the guest's output.
+"""Tests for report.py (the real CLI on a synthetic run directory), for
+collect.py's parsing of the guest's output and for the jobs' completion
+gaps.
 
 Run: python3 -m unittest discover -s bench/report -v
 """
@@ -21,6 +22,7 @@ import report  # noqa: E402
 
 SCRIPT = os.path.join(HERE, "report.py")
 TESTDATA = os.path.join(HERE, "testdata")
+JOBS_LIB = os.path.join(BENCH, "jobs", "lib.sh")
 HAVE_GNUPLOT = shutil.which("gnuplot") is not None
 MALFORMED_LINE = 5
 
@@ -284,6 +286,58 @@ class DbenchTimePerLoadfile(unittest.TestCase):
                  if " execute " not in line or " execute   9 sec" in line]
         self.assertNotIn("seconds_per_loadfile",
                          collect.metrics_of("dbench", "\n".join(lines)))
+
+
+def fio_log(times_ms):
+    """A per-I/O fio latency log: time, latency ns, direction, bs, offset."""
+    return "".join(f"{t}, 2894123, 1, 65536, 0\n" for t in times_ms)
+
+
+class CompletionGaps(unittest.TestCase):
+    """bench/jobs/lib.sh's gaps (the guest's shell) and their collection."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+
+    def gaps(self, logs, secs=5):
+        for name, times in logs.items():
+            with open(os.path.join(self.tmp.name, name), "w",
+                      encoding="utf-8") as log:
+                log.write(fio_log(times))
+        shell = shutil.which("busybox")  # the guest's sh and awk
+        done = subprocess.run(
+            ([shell, "sh"] if shell else ["sh"]) +
+            ["-c", f". {JOBS_LIB} && completion_gaps"],
+            env=dict(os.environ, COMPLETIONS=self.tmp.name, SECS=str(secs)),
+            capture_output=True, text=True, timeout=60, check=True)
+        return sorted(done.stdout.splitlines())
+
+    def test_longest_gap_per_process(self):
+        self.assertEqual(self.gaps({
+            "writer_clat.1.log": [5, 20, 720, 730],    # 700 between two
+            "writer_clat.2.log": [300, 350],           # 300 before the first
+            "reader_clat.3.log": [1200, 1300, 1350]}),
+            ["gap reader 1200", "gap writer 300", "gap writer 700"])
+
+    def test_no_completion_is_a_gap_of_the_whole_run(self):
+        self.assertEqual(self.gaps({"reader_clat.2.log": []}, secs=7),
+                         ["gap reader 7000"])
+
+    def test_worst_per_role_and_over_all(self):
+        fio = {"jobs": [{"jobname": "writer", "write": {
+            "io_bytes": 4096, "bw": 100, "iops": 25,
+            "lat_ns": {"max": 2e6}}}]}
+        text = (json.dumps(fio) + "\ngap writer 300\ngap writer 700\n"
+                "gap reader 650\n")
+        metrics = collect.metrics_of("writers-reader", text)
+        self.assertEqual(metrics["writer_kbps"], 100)
+        self.assertEqual(metrics["writer_gap_max_ms"], 700)
+        self.assertEqual(metrics["reader_gap_max_ms"], 650)
+        self.assertEqual(metrics["gap_max_ms"], 700)
+
+    def test_jobs_without_logs_have_no_gaps(self):
+        self.assertEqual(collect.completion_gaps('{"jobs": []}'), {})
 
 
 class Helpers(unittest.TestCase):
