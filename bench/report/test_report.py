@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Tests for report.py (the real CLI on a synthetic run directory), for
-collect.py's parsing of the guest's output and for the jobs' completion
-gaps.
+"""Tests for report.py (the real CLI on a synthetic run directory, and its
+mq-cfq targets), for collect.py's parsing of the guest's output and for the
+jobs' completion gaps.
 
 Run: python3 -m unittest discover -s bench/report -v
 """
@@ -254,6 +254,174 @@ class Options(unittest.TestCase):
         with open(os.path.join(self.tmp.name, "report.md"),
                   encoding="utf-8") as md:
             self.assertNotIn("![", md.read())
+
+
+# Means per scheduler of the target fixtures.  seed004-writers:
+# (gap_max_ms, reader_kbps, writer_kbps); seed001-dbench:
+# seconds_per_loadfile per client count (best stock: 270 s and 400 s).
+WRITERS = {"none": (2100, 20, 120000), "mq-deadline": (1800, 19, 100000),
+           "kyber": (1500, 22, 110000), "bfq": (900, 100, 90000),
+           "bfq-lowlat0": (1200, 40, 95000),
+           "mq-cfq": (400, 60, 96000)}      # 0.6x bfq, 0.96x mq-deadline
+DBENCH = {1: {"none": 300, "mq-deadline": 280, "kyber": 290, "bfq": 310,
+              "bfq-lowlat0": 270, "mq-cfq": 270},      # 1.0x best stock
+          4: {"none": 500, "mq-deadline": 400, "kyber": 450, "bfq": 900,
+              "bfq-lowlat0": 420, "mq-cfq": 416}}      # 1.04x best stock
+MMAP_4_THREADS = {"none": 550, "mq-deadline": 500, "kyber": 548,
+                  "bfq": 600, "bfq-lowlat0": 3000, "mq-cfq": 1100}
+
+
+def target_records(cell, threads, means, names=None):
+    """One record per scheduler of @means {scheduler: {metric: value}}."""
+    for scheduler, metrics in means.items():
+        if names is None or scheduler in names:
+            yield dict(COMMON, cell=cell, seed=cell[4:7], title=cell,
+                       threads=threads, bs="-", scheduler=scheduler, rep=1,
+                       metrics=metrics, complete=True)
+
+
+def writers_records(candidate=None):
+    """seed004-writers; @candidate replaces mq-cfq's figures."""
+    figures = dict(WRITERS, **({"mq-cfq": candidate} if candidate else {}))
+    means = {name: dict(zip(("gap_max_ms", "reader_kbps", "writer_kbps"),
+                            values)) for name, values in figures.items()}
+    return list(target_records("seed004-writers", None, means))
+
+
+def dbench_records(names=None):
+    return [record for threads, row in DBENCH.items()
+            for record in target_records(
+                "seed001-dbench", threads,
+                {name: {"seconds_per_loadfile": seconds}
+                 for name, seconds in row.items()}, names)]
+
+
+def mmap_records():
+    means = {name: {"reader_kbps": kbps}
+             for name, kbps in MMAP_4_THREADS.items()}
+    return list(target_records("seed000-mmap-64k", 4, means))
+
+
+def targets_of(records):
+    """Target id (with profile for T14) -> evaluated result."""
+    results = report.evaluate_targets(report.aggregate(records,
+                                                       "mq-deadline"))
+    return {(r["target"], r["profile"]): r for r in results}
+
+
+class Targets(unittest.TestCase):
+    """mq-cfq's targets against the stock schedulers of the same run."""
+
+    def test_met(self):
+        result = targets_of(writers_records())[("T16", "hdd")]
+        self.assertEqual(result["verdict"], "met")
+        self.assertEqual([c["verdict"] for c in result["checks"]],
+                         ["met"] * 3)
+        gap, reader, writer = result["checks"]
+        self.assertEqual(gap["value"], 400)
+        self.assertAlmostEqual(reader["ratio"], 0.6)
+        self.assertEqual(reader["reference"], "bfq")
+        self.assertAlmostEqual(writer["ratio"], 0.96)
+        self.assertEqual(report.target_line(result),
+                         "T16 seed004-writers [hdd]: met; gap_max_ms 400 ms "
+                         "(<= 500 ms): met; reader_kbps 0.60x bfq "
+                         "(>= 0.5x bfq): met; writer_kbps 0.96x mq-deadline "
+                         "(>= 0.95x mq-deadline): met")
+
+    def test_met_at_every_client_count_against_best_stock(self):
+        result = targets_of(dbench_records())[("T13", "hdd")]
+        self.assertEqual(result["verdict"], "met")
+        self.assertEqual([(c["threads"], c["reference"]) for c in
+                          result["checks"]],
+                         [(1, "bfq-lowlat0"), (4, "mq-deadline")])
+        self.assertAlmostEqual(result["checks"][1]["ratio"], 1.04)
+
+    def test_missed(self):
+        result = targets_of(writers_records(
+            candidate=(600, 60, 96000)))[("T16", "hdd")]
+        self.assertEqual(result["verdict"], "missed")
+        self.assertEqual([c["verdict"] for c in result["checks"]],
+                         ["missed", "met", "met"])
+        self.assertIn("gap_max_ms 600 ms (<= 500 ms): missed",
+                      report.target_line(result))
+
+    def test_missed_at_one_client_count(self):
+        records = dbench_records()
+        records[-1]["metrics"]["seconds_per_loadfile"] = 424  # 1.06x
+        result = targets_of(records)[("T13", "hdd")]
+        self.assertEqual(result["verdict"], "missed")
+        self.assertEqual([c["verdict"] for c in result["checks"]],
+                         ["met", "missed"])
+
+    def test_absent_cell_is_never_met(self):
+        results = targets_of(writers_records())
+        for key in (("T12", "hdd"), ("T13", "hdd"), ("T14", "hdd"),
+                    ("T14", "raid4"), ("T15", "hdd"), ("T17", "raw")):
+            self.assertEqual(results[key]["verdict"], "n/a")
+            self.assertTrue(report.target_line(results[key]).endswith(
+                ": n/a: cell not in this run"), key)
+
+    def test_missing_thread_count_is_not_met(self):
+        result = targets_of(mmap_records())[("T14", "hdd")]
+        self.assertEqual([(c["threads"], c["verdict"]) for c in
+                          result["checks"]],
+                         [(4, "met"), (16, "n/a"), (4, "met"), (16, "n/a")])
+        self.assertEqual(result["verdict"], "n/a")
+        self.assertIn("16 threads not in this run",
+                      report.target_line(result))
+
+    def test_best_stock_needs_every_stock_scheduler(self):
+        names = set(report.STOCK + (report.CANDIDATE,)) - {"kyber"}
+        result = targets_of(dbench_records(names))[("T13", "hdd")]
+        self.assertEqual(result["verdict"], "n/a")
+        self.assertEqual(result["checks"][0]["reason"],
+                         "kyber not in this run")
+
+    def test_no_targets_without_the_candidate(self):
+        names = set(report.STOCK)
+        self.assertEqual(report.evaluate_targets(report.aggregate(
+            dbench_records(names), "mq-deadline")), [])
+
+
+class TargetsReport(unittest.TestCase):
+    """The verdicts in report.md, summary.json and on stdout."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+
+    def run_on(self, records):
+        write_results(self.tmp.name, [json.dumps(r) for r in records])
+        result = run_report(self.tmp.name, env=dict(os.environ, PATH=""))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(os.path.join(self.tmp.name, "report.md"),
+                  encoding="utf-8") as md:
+            return result.stdout.splitlines(), md.read()
+
+    def test_verdicts_printed_and_in_report(self):
+        stdout, markdown = self.run_on(writers_records() + dbench_records())
+        self.assertEqual(len(stdout), len(report.TARGETS) + 1)
+        self.assertEqual(stdout[-1], os.path.join(self.tmp.name,
+                                                  "report.md"))
+        self.assertIn("T13 seed001-dbench [hdd]: met; seconds_per_loadfile "
+                      "at 1 thread 1.00x bfq-lowlat0 (<= 1.05x best stock): "
+                      "met; seconds_per_loadfile at 4 threads 1.04x "
+                      "mq-deadline (<= 1.05x best stock): met", stdout)
+        self.assertIn("## Targets: mq-cfq against the stock schedulers",
+                      markdown)
+        for line in stdout[:-1]:
+            self.assertIn(f"- {line}\n", markdown)
+        with open(os.path.join(self.tmp.name, "summary.json"),
+                  encoding="utf-8") as js:
+            verdicts = {(t["target"], t["profile"]): t["verdict"]
+                        for t in json.load(js)["targets"]}
+        self.assertEqual(verdicts[("T16", "hdd")], "met")
+        self.assertEqual(verdicts[("T15", "hdd")], "n/a")
+
+    def test_no_section_without_the_candidate(self):
+        stdout, markdown = self.run_on(dbench_records(set(report.STOCK)))
+        self.assertEqual(len(stdout), 1)
+        self.assertNotIn("Targets", markdown)
 
 
 class DbenchTimePerLoadfile(unittest.TestCase):
