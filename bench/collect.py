@@ -41,23 +41,62 @@ def per_job_metrics(fio):
     return metrics
 
 
+def seconds_per_loadfile(text):
+    """Seconds one client needs for one pass of the load file, or None.
+
+    A proxy: dbench 4.0 does not time passes, and on the model disks a
+    pass (458k operations) takes minutes, longer than a run.  This is the
+    time a pass would take at the pace the run kept over the part of the
+    load file it got through: the once-a-second "execute" lines count the
+    load-file lines each client has run so far (mean over the clients),
+    and the load file's length (the job prints it first) is divided by
+    the lines per second between the first and the last of them."""
+    length = re.search(r"^loadfile (\d+) lines$", text, re.M)
+    pace = re.findall(r"^ *\d+ +(\d+) +[0-9.]+ MB/sec +execute +(\d+) sec",
+                      text, re.M)
+    if not length or len(pace) < 2:
+        return None
+    (lines0, sec0), (lines1, sec1) = pace[0], pace[-1]
+    lines_per_sec = (int(lines1) - int(lines0)) / (int(sec1) - int(sec0))
+    if lines_per_sec <= 0:
+        return None
+    return int(length.group(1)) / lines_per_sec
+
+
 def dbench_metrics(text):
-    """dbench's closing line: throughput and worst latency."""
+    """dbench's closing line: throughput and worst latency; the time per
+    pass of the load file when the run shows its pace."""
     m = re.search(r"Throughput ([0-9.]+) MB/sec.*max_latency=([0-9.]+) ms",
                   text)
     if not m:
         return None
-    return {"dbench_mbps": float(m.group(1)),
-            "dbench_lat_max_ms": float(m.group(2))}
+    metrics = {"dbench_mbps": float(m.group(1)),
+               "dbench_lat_max_ms": float(m.group(2))}
+    seconds = seconds_per_loadfile(text)
+    if seconds is not None:
+        metrics["seconds_per_loadfile"] = seconds
+    return metrics
+
+
+def completion_gaps(text):
+    """The longest gap without a completed request, worst over the
+    processes of each role and over all, from the job's "gap ROLE MS"
+    lines (bench/jobs/lib.sh); {} when the job logs none."""
+    metrics = {}
+    for role, ms in re.findall(r"^gap (\S+) ([0-9.]+)$", text, re.M):
+        for key in (role + "_gap_max_ms", "gap_max_ms"):
+            metrics[key] = max(metrics.get(key, 0.0), float(ms))
+    return metrics
 
 
 def fio_json(text):
-    """The fio JSON document in @text (fio may print notes before it)."""
+    """The fio JSON document in @text (fio may print notes before it, the
+    job its completion gaps after it)."""
     start = text.find("{")
     if start < 0:
         return None
     try:
-        return json.loads(text[start:])
+        return json.JSONDecoder().raw_decode(text, start)[0]
     except json.JSONDecodeError:
         return None
 
@@ -73,6 +112,7 @@ def metrics_of(job, text):
     # duplicate KB/s.
     if job not in ("nullblk-iops", "device-read"):
         metrics = {k: v for k, v in metrics.items() if not k.endswith("_iops")}
+    metrics.update(completion_gaps(text))
     return metrics
 
 

@@ -6,6 +6,12 @@
 # DIR, THREADS, BS, SECS. Files are laid out by one writer at a time, so
 # each is contiguous.
 
+# fio's per-I/O completion logs live in RAM, not on the disk under test:
+# "--write_lat_log=$COMPLETIONS/ROLE" on a job of fio_run_logged writes
+# ROLE_clat.N.log for its Nth process, one line per completed request
+# (log_avg_msec=0): "ms since the process started, latency, ...".
+COMPLETIONS=${COMPLETIONS:-/tmp/completions}
+
 # fio with the options every measured run shares.
 fio_run()
 {
@@ -19,4 +25,29 @@ lay_out()
 	[ -f "$1" ] && return 0
 	fio --name=layout --filename="$1" --size="$2" --rw=write --bs=1M \
 		--end_fsync=1 >/dev/null
+}
+
+# Print "gap ROLE MS" per completion log: the longest time the process
+# went without a completed request, from its start to its first
+# completion or between two completions (the whole run if none
+# completed). Only these figures leave the guest, not the logs.
+completion_gaps()
+{
+	for log in "$COMPLETIONS"/*_clat.*.log; do
+		[ -f "$log" ] || continue
+		role=${log##*/}
+		awk -F, -v role="${role%%_clat.*}" -v whole=$((SECS * 1000)) '
+			{ if ($1 - last > gap) gap = $1 - last; last = $1 }
+			END { print "gap", role, (NR ? gap + 0 : whole) }' "$log"
+	done
+}
+
+# fio_run with completion logs, then their gaps; the logs are dropped.
+fio_run_logged()
+{
+	rm -rf "$COMPLETIONS" && mkdir -p "$COMPLETIONS" || return
+	fio_run --log_avg_msec=0 "$@" && completion_gaps
+	status=$?
+	rm -rf "$COMPLETIONS"
+	return $status
 }

@@ -7,7 +7,10 @@ Each line of results.jsonl is one measurement (one repetition of one cell,
 thread count and scheduler).  Repetitions are averaged; the coefficient of
 variation tells whether the mean can be trusted, and %diff compares every
 scheduler with a baseline scheduler, in the style of the tables posted to
-the kernel mailing lists.  Standard library only, plus gnuplot for the PNGs.
+the kernel mailing lists.  When the candidate scheduler (mq-cfq) ran, its
+targets are judged against the stock schedulers of the same run, printed
+and put first in the report.  Standard library only, plus gnuplot for the
+PNGs.
 """
 
 import argparse
@@ -35,7 +38,8 @@ class ReportError(Exception):
 
 
 def warn(message):
-    """Warnings go to stderr so that stdout stays the report path only."""
+    """Warnings go to stderr: stdout is the targets' verdicts (when the
+    candidate ran) and the report path on its last line."""
     print(f"{PROG}: warning: {message}", file=sys.stderr)
 
 
@@ -348,6 +352,178 @@ def run_info(records, run_dir, cells, baseline):
             "baseline": baseline}
 
 
+# ---------------------------------------------------------------- targets
+
+CANDIDATE = "mq-cfq"
+STOCK = ("none", "mq-deadline", "kyber", "bfq", "bfq-lowlat0")
+BEST_STOCK = "best stock"
+LIMIT = "limit"
+MET, MISSED, NOT_APPLICABLE = "met", "missed", "n/a"
+
+# The issue's targets for the candidate scheduler, judged on the means of
+# one run.  A row: target, cell, profile, the thread counts it must hold
+# at (None: every count the run has) and its conditions (metric, factor,
+# against): the candidate's mean must be at least factor x the mean of
+# scheduler "against" (or of the best stock one at that thread count)
+# where more is better, at most where less is better.  Against LIMIT, the
+# factor is the limit itself, in the metric's unit.
+TARGETS = (
+    ("T12", "seed001-heavy", "hdd", None,
+     (("reader_kbps", 0.5, "bfq"), ("writer_kbps", 0.7, "mq-deadline"),
+      ("reader_lat_max_ms", 0.5, "mq-deadline"))),
+    ("T13", "seed001-dbench", "hdd", None,
+     (("seconds_per_loadfile", 1.05, BEST_STOCK),)),
+    ("T14", "seed000-mmap-64k", "hdd", (4, 16),
+     (("reader_kbps", 1.1, "bfq"), ("reader_kbps", 2.0, "mq-deadline"))),
+    ("T14", "seed000-mmap-64k", "raid4", (4, 16),
+     (("reader_kbps", 1.2, BEST_STOCK),)),
+    ("T15", "seed003-dd", "hdd", None,
+     (("reader_kbps", 1.0, BEST_STOCK), ("writer_kbps", 0.9, BEST_STOCK))),
+    ("T16", "seed004-writers", "hdd", None,
+     (("gap_max_ms", 500, LIMIT), ("reader_kbps", 0.5, "bfq"),
+      ("writer_kbps", 0.95, "mq-deadline"))),
+    ("T17", "nullblk-iops", "raw", None,
+     (("nullb_iops", 0.9, "mq-deadline"), ("nullb_iops", 2.0, "bfq"))),
+)
+
+
+class NotApplicable(Exception):
+    """A condition this run cannot judge; the message says why."""
+
+
+def row_stats(info, metric, threads):
+    """Scheduler -> stats of @metric at @threads."""
+    if info is None:
+        raise NotApplicable(f"{metric} not measured")
+    for row in info["rows"]:
+        if row["threads"] == threads:
+            return row["schedulers"]
+    raise NotApplicable(f"{format_threads(threads)} not in this run")
+
+
+def reference(stats, metric, against):
+    """The scheduler the candidate is compared with, and its mean."""
+    if against == BEST_STOCK:
+        missing = [name for name in STOCK if name not in stats]
+        if missing:
+            raise NotApplicable(f"{', '.join(missing)} not in this run")
+        name = best_schedulers({n: stats[n] for n in STOCK},
+                               is_lower_better(metric))[0]
+    elif against in stats:
+        name = against
+    else:
+        raise NotApplicable(f"{against} not in this run")
+    if stats[name]["mean"] == 0:
+        raise NotApplicable(f"{name} measured 0")
+    return name, stats[name]["mean"]
+
+
+def verdict(measured, required, lower_better):
+    within = measured <= required if lower_better else measured >= required
+    return MET if within else MISSED
+
+
+def measure(info, metric, factor, against, threads):
+    """The candidate's value (and ratio) for one condition at one row."""
+    stats = row_stats(info, metric, threads)
+    if CANDIDATE not in stats:
+        raise NotApplicable(f"{CANDIDATE} not measured")
+    value = stats[CANDIDATE]["mean"]
+    lower_better = is_lower_better(metric)
+    if against == LIMIT:
+        return {"value": value,
+                "verdict": verdict(value, factor, lower_better)}
+    name, base = reference(stats, metric, against)
+    return {"value": value, "reference": name, "ratio": value / base,
+            "verdict": verdict(value / base, factor, lower_better)}
+
+
+def judge(info, metric, factor, against, threads):
+    """One condition at one thread count, with its verdict."""
+    check = {"metric": metric, "threads": threads, "factor": factor,
+             "against": against}
+    try:
+        check.update(measure(info, metric, factor, against, threads))
+    except NotApplicable as why:
+        check.update(verdict=NOT_APPLICABLE, reason=str(why))
+    return check
+
+
+def wanted_threads(info, threads):
+    """The target's thread counts, else every count the run has (one
+    unjudgeable row when the run lacks the metric)."""
+    if threads:
+        return threads
+    return [row["threads"] for row in info["rows"]] if info else [None]
+
+
+def target_checks(cell, threads, conditions):
+    """Each condition at each wanted thread count."""
+    checks = []
+    for metric, factor, against in conditions:
+        info = cell["metrics"].get(metric)
+        checks += [judge(info, metric, factor, against, count)
+                   for count in wanted_threads(info, threads)]
+    return checks
+
+
+def overall_verdict(checks):
+    """Missed if any condition is; met only if every one could be judged."""
+    verdicts = {check["verdict"] for check in checks}
+    for outcome in (MISSED, NOT_APPLICABLE):
+        if outcome in verdicts:
+            return outcome
+    return MET
+
+
+def evaluate_targets(cells):
+    """Every target's verdict for the candidate; [] if it did not run."""
+    if not any(CANDIDATE in cell["schedulers"] for cell in cells):
+        return []
+    results = []
+    for target, name, profile, threads, conditions in TARGETS:
+        entry = {"target": target, "cell": name, "profile": profile}
+        matching = [cell for cell in cells
+                    if cell["cell"] == name and cell["profile"] == profile]
+        if not matching:
+            results.append(dict(entry, verdict=NOT_APPLICABLE, checks=[],
+                                reason="cell not in this run"))
+        for cell in matching:
+            checks = target_checks(cell, threads, conditions)
+            results.append(dict(entry, verdict=overall_verdict(checks),
+                                checks=checks))
+    return results
+
+
+def format_check(check):
+    """'reader_kbps at 4 threads 1.25x bfq (>= 1.1x bfq): met'."""
+    metric = check["metric"]
+    at = ("" if check["threads"] is None
+          else f" at {format_threads(check['threads'])}")
+    op = "<=" if is_lower_better(metric) else ">="
+    unit = metric_unit(metric)
+    if check["against"] == LIMIT:
+        required = f"{op} {format_value(check['factor'])} {unit}"
+    else:
+        required = f"{op} {check['factor']:g}x {check['against']}"
+    if check["verdict"] == NOT_APPLICABLE:
+        return f"{metric}{at} {required}: n/a: {check['reason']}"
+    if check["against"] == LIMIT:
+        measured = f"{format_value(check['value'])} {unit}"
+    else:
+        measured = f"{check['ratio']:.2f}x {check['reference']}"
+    return f"{metric}{at} {measured} ({required}): {check['verdict']}"
+
+
+def target_line(result):
+    """'T16 seed004-writers [hdd]: met; <each condition>'."""
+    head = f"{result['target']} {result['cell']} [{result['profile']}]: "
+    if not result["checks"]:
+        return head + f"{result['verdict']}: {result['reason']}"
+    return head + "; ".join([result["verdict"]] +
+                            [format_check(c) for c in result["checks"]])
+
+
 # ------------------------------------------------------------------ plots
 
 def plottable_threads(rows):
@@ -586,8 +762,19 @@ def header_lines(run):
             f"`{MISSING}` not measured or single repetition.", ""]
 
 
-def render_markdown(run, cells):
-    lines = header_lines(run)
+def targets_section(targets):
+    """The candidate's targets, one line each, before the cell tables."""
+    if not targets:
+        return []
+    return [f"## Targets: {CANDIDATE} against the stock schedulers of "
+            "this run", "",
+            "Ratios of means over repetitions; best stock: the best of "
+            f"{', '.join(STOCK)} at that thread count.", ""] + [
+                f"- {target_line(result)}" for result in targets] + [""]
+
+
+def render_markdown(run, targets, cells):
+    lines = header_lines(run) + targets_section(targets)
     for cell in cells:
         lines += cell_section(cell)
     return "\n".join(lines).rstrip("\n") + "\n"
@@ -603,13 +790,14 @@ def write_text(path, text):
     os.replace(partial, path)
 
 
-def summary_json(run, cells):
-    return json.dumps({"run": run, "cells": cells}, indent=1,
-                      ensure_ascii=False) + "\n"
+def summary_json(run, targets, cells):
+    return json.dumps({"run": run, "targets": targets, "cells": cells},
+                      indent=1, ensure_ascii=False) + "\n"
 
 
 def make_report(run_dir, baseline=DEFAULT_BASELINE):
-    """Read results.jsonl, write report.md/summary.json/plots; return report path."""
+    """Read results.jsonl, write report.md/summary.json/plots; return the
+    report's path and the targets' verdicts."""
     records = load_records(results_path(run_dir))
     warn_repeated_reps(records)
     if baseline not in distinct(records, "scheduler"):
@@ -617,11 +805,13 @@ def make_report(run_dir, baseline=DEFAULT_BASELINE):
              "each table uses its first scheduler instead")
     cells = aggregate(records, baseline)
     run = run_info(records, run_dir, cells, baseline)
+    targets = evaluate_targets(cells)
     render_plots(cells, run_dir)
     report = os.path.join(run_dir, "report.md")
-    write_text(report, render_markdown(run, cells))
-    write_text(os.path.join(run_dir, "summary.json"), summary_json(run, cells))
-    return report
+    write_text(report, render_markdown(run, targets, cells))
+    write_text(os.path.join(run_dir, "summary.json"),
+               summary_json(run, targets, cells))
+    return report, targets
 
 
 def parse_args(argv):
@@ -640,10 +830,12 @@ def parse_args(argv):
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     try:
-        report = make_report(args.run_dir, args.baseline)
+        report, targets = make_report(args.run_dir, args.baseline)
     except (ReportError, OSError) as err:
         print(f"{PROG}: error: {err}", file=sys.stderr)
         return 1
+    for result in targets:
+        print(target_line(result))
     print(report)
     return 0
 

@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Tests for report.py: run the real CLI on a synthetic run directory.
+"""Tests for report.py (the real CLI on a synthetic run directory, and its
+mq-cfq targets), for collect.py's parsing of the guest's output and for the
+jobs' completion gaps.
 
 Run: python3 -m unittest discover -s bench/report -v
 """
@@ -13,10 +15,14 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import report  # noqa: E402  (needs the sys.path entry above)
+BENCH = os.path.dirname(HERE)
+sys.path[:0] = [HERE, BENCH]
+import collect  # noqa: E402  (needs the sys.path entries above)
+import report  # noqa: E402
 
 SCRIPT = os.path.join(HERE, "report.py")
+TESTDATA = os.path.join(HERE, "testdata")
+JOBS_LIB = os.path.join(BENCH, "jobs", "lib.sh")
 HAVE_GNUPLOT = shutil.which("gnuplot") is not None
 MALFORMED_LINE = 5
 
@@ -248,6 +254,258 @@ class Options(unittest.TestCase):
         with open(os.path.join(self.tmp.name, "report.md"),
                   encoding="utf-8") as md:
             self.assertNotIn("![", md.read())
+
+
+# Means per scheduler of the target fixtures.  seed004-writers:
+# (gap_max_ms, reader_kbps, writer_kbps); seed001-dbench:
+# seconds_per_loadfile per client count (best stock: 270 s and 400 s).
+WRITERS = {"none": (2100, 20, 120000), "mq-deadline": (1800, 19, 100000),
+           "kyber": (1500, 22, 110000), "bfq": (900, 100, 90000),
+           "bfq-lowlat0": (1200, 40, 95000),
+           "mq-cfq": (400, 60, 96000)}      # 0.6x bfq, 0.96x mq-deadline
+DBENCH = {1: {"none": 300, "mq-deadline": 280, "kyber": 290, "bfq": 310,
+              "bfq-lowlat0": 270, "mq-cfq": 270},      # 1.0x best stock
+          4: {"none": 500, "mq-deadline": 400, "kyber": 450, "bfq": 900,
+              "bfq-lowlat0": 420, "mq-cfq": 416}}      # 1.04x best stock
+MMAP_4_THREADS = {"none": 550, "mq-deadline": 500, "kyber": 548,
+                  "bfq": 600, "bfq-lowlat0": 3000, "mq-cfq": 1100}
+
+
+def target_records(cell, threads, means, names=None):
+    """One record per scheduler of @means {scheduler: {metric: value}}."""
+    for scheduler, metrics in means.items():
+        if names is None or scheduler in names:
+            yield dict(COMMON, cell=cell, seed=cell[4:7], title=cell,
+                       threads=threads, bs="-", scheduler=scheduler, rep=1,
+                       metrics=metrics, complete=True)
+
+
+def writers_records(candidate=None):
+    """seed004-writers; @candidate replaces mq-cfq's figures."""
+    figures = dict(WRITERS, **({"mq-cfq": candidate} if candidate else {}))
+    means = {name: dict(zip(("gap_max_ms", "reader_kbps", "writer_kbps"),
+                            values)) for name, values in figures.items()}
+    return list(target_records("seed004-writers", None, means))
+
+
+def dbench_records(names=None):
+    return [record for threads, row in DBENCH.items()
+            for record in target_records(
+                "seed001-dbench", threads,
+                {name: {"seconds_per_loadfile": seconds}
+                 for name, seconds in row.items()}, names)]
+
+
+def mmap_records():
+    means = {name: {"reader_kbps": kbps}
+             for name, kbps in MMAP_4_THREADS.items()}
+    return list(target_records("seed000-mmap-64k", 4, means))
+
+
+def targets_of(records):
+    """Target id (with profile for T14) -> evaluated result."""
+    results = report.evaluate_targets(report.aggregate(records,
+                                                       "mq-deadline"))
+    return {(r["target"], r["profile"]): r for r in results}
+
+
+class Targets(unittest.TestCase):
+    """mq-cfq's targets against the stock schedulers of the same run."""
+
+    def test_met(self):
+        result = targets_of(writers_records())[("T16", "hdd")]
+        self.assertEqual(result["verdict"], "met")
+        self.assertEqual([c["verdict"] for c in result["checks"]],
+                         ["met"] * 3)
+        gap, reader, writer = result["checks"]
+        self.assertEqual(gap["value"], 400)
+        self.assertAlmostEqual(reader["ratio"], 0.6)
+        self.assertEqual(reader["reference"], "bfq")
+        self.assertAlmostEqual(writer["ratio"], 0.96)
+        self.assertEqual(report.target_line(result),
+                         "T16 seed004-writers [hdd]: met; gap_max_ms 400 ms "
+                         "(<= 500 ms): met; reader_kbps 0.60x bfq "
+                         "(>= 0.5x bfq): met; writer_kbps 0.96x mq-deadline "
+                         "(>= 0.95x mq-deadline): met")
+
+    def test_met_at_every_client_count_against_best_stock(self):
+        result = targets_of(dbench_records())[("T13", "hdd")]
+        self.assertEqual(result["verdict"], "met")
+        self.assertEqual([(c["threads"], c["reference"]) for c in
+                          result["checks"]],
+                         [(1, "bfq-lowlat0"), (4, "mq-deadline")])
+        self.assertAlmostEqual(result["checks"][1]["ratio"], 1.04)
+
+    def test_missed(self):
+        result = targets_of(writers_records(
+            candidate=(600, 60, 96000)))[("T16", "hdd")]
+        self.assertEqual(result["verdict"], "missed")
+        self.assertEqual([c["verdict"] for c in result["checks"]],
+                         ["missed", "met", "met"])
+        self.assertIn("gap_max_ms 600 ms (<= 500 ms): missed",
+                      report.target_line(result))
+
+    def test_missed_at_one_client_count(self):
+        records = dbench_records()
+        records[-1]["metrics"]["seconds_per_loadfile"] = 424  # 1.06x
+        result = targets_of(records)[("T13", "hdd")]
+        self.assertEqual(result["verdict"], "missed")
+        self.assertEqual([c["verdict"] for c in result["checks"]],
+                         ["met", "missed"])
+
+    def test_absent_cell_is_never_met(self):
+        results = targets_of(writers_records())
+        for key in (("T12", "hdd"), ("T13", "hdd"), ("T14", "hdd"),
+                    ("T14", "raid4"), ("T15", "hdd"), ("T17", "raw")):
+            self.assertEqual(results[key]["verdict"], "n/a")
+            self.assertTrue(report.target_line(results[key]).endswith(
+                ": n/a: cell not in this run"), key)
+
+    def test_missing_thread_count_is_not_met(self):
+        result = targets_of(mmap_records())[("T14", "hdd")]
+        self.assertEqual([(c["threads"], c["verdict"]) for c in
+                          result["checks"]],
+                         [(4, "met"), (16, "n/a"), (4, "met"), (16, "n/a")])
+        self.assertEqual(result["verdict"], "n/a")
+        self.assertIn("16 threads not in this run",
+                      report.target_line(result))
+
+    def test_best_stock_needs_every_stock_scheduler(self):
+        names = set(report.STOCK + (report.CANDIDATE,)) - {"kyber"}
+        result = targets_of(dbench_records(names))[("T13", "hdd")]
+        self.assertEqual(result["verdict"], "n/a")
+        self.assertEqual(result["checks"][0]["reason"],
+                         "kyber not in this run")
+
+    def test_no_targets_without_the_candidate(self):
+        names = set(report.STOCK)
+        self.assertEqual(report.evaluate_targets(report.aggregate(
+            dbench_records(names), "mq-deadline")), [])
+
+
+class TargetsReport(unittest.TestCase):
+    """The verdicts in report.md, summary.json and on stdout."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+
+    def run_on(self, records):
+        write_results(self.tmp.name, [json.dumps(r) for r in records])
+        result = run_report(self.tmp.name, env=dict(os.environ, PATH=""))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(os.path.join(self.tmp.name, "report.md"),
+                  encoding="utf-8") as md:
+            return result.stdout.splitlines(), md.read()
+
+    def test_verdicts_printed_and_in_report(self):
+        stdout, markdown = self.run_on(writers_records() + dbench_records())
+        self.assertEqual(len(stdout), len(report.TARGETS) + 1)
+        self.assertEqual(stdout[-1], os.path.join(self.tmp.name,
+                                                  "report.md"))
+        self.assertIn("T13 seed001-dbench [hdd]: met; seconds_per_loadfile "
+                      "at 1 thread 1.00x bfq-lowlat0 (<= 1.05x best stock): "
+                      "met; seconds_per_loadfile at 4 threads 1.04x "
+                      "mq-deadline (<= 1.05x best stock): met", stdout)
+        self.assertIn("## Targets: mq-cfq against the stock schedulers",
+                      markdown)
+        for line in stdout[:-1]:
+            self.assertIn(f"- {line}\n", markdown)
+        with open(os.path.join(self.tmp.name, "summary.json"),
+                  encoding="utf-8") as js:
+            verdicts = {(t["target"], t["profile"]): t["verdict"]
+                        for t in json.load(js)["targets"]}
+        self.assertEqual(verdicts[("T16", "hdd")], "met")
+        self.assertEqual(verdicts[("T15", "hdd")], "n/a")
+
+    def test_no_section_without_the_candidate(self):
+        stdout, markdown = self.run_on(dbench_records(set(report.STOCK)))
+        self.assertEqual(len(stdout), 1)
+        self.assertNotIn("Targets", markdown)
+
+
+class DbenchTimePerLoadfile(unittest.TestCase):
+    """collect.py: seconds per load-file pass from real dbench output."""
+
+    # dbench.sh's output in the guest: 4 clients, 10 s, bfq on the hdd
+    # model.  Its execute lines go from 795 lines per client at 1 s to
+    # 6609 at 9 s: 458344 lines / ((6609 - 795) / 8 per second).
+    SAMPLE = os.path.join(TESTDATA, "dbench-hdd-4clients.txt")
+    SECONDS = 458344 * 8 / (6609 - 795)
+
+    def setUp(self):
+        with open(self.SAMPLE, encoding="utf-8") as sample:
+            self.text = sample.read()
+
+    def test_from_the_pace_of_the_execute_lines(self):
+        metrics = collect.metrics_of("dbench", self.text)
+        self.assertAlmostEqual(metrics["seconds_per_loadfile"], self.SECONDS)
+        self.assertAlmostEqual(metrics["seconds_per_loadfile"], 630.68, 2)
+        self.assertEqual(metrics["dbench_mbps"], 14.1654)
+        self.assertEqual(metrics["dbench_lat_max_ms"], 506.791)
+
+    def test_needs_the_load_file_length(self):
+        text = self.text.replace("loadfile ", "load file ")
+        self.assertNotIn("seconds_per_loadfile",
+                         collect.metrics_of("dbench", text))
+
+    def test_needs_two_execute_lines(self):
+        lines = [line for line in self.text.splitlines()
+                 if " execute " not in line or " execute   9 sec" in line]
+        self.assertNotIn("seconds_per_loadfile",
+                         collect.metrics_of("dbench", "\n".join(lines)))
+
+
+def fio_log(times_ms):
+    """A per-I/O fio latency log: time, latency ns, direction, bs, offset."""
+    return "".join(f"{t}, 2894123, 1, 65536, 0\n" for t in times_ms)
+
+
+class CompletionGaps(unittest.TestCase):
+    """bench/jobs/lib.sh's gaps (the guest's shell) and their collection."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+
+    def gaps(self, logs, secs=5):
+        for name, times in logs.items():
+            with open(os.path.join(self.tmp.name, name), "w",
+                      encoding="utf-8") as log:
+                log.write(fio_log(times))
+        shell = shutil.which("busybox")  # the guest's sh and awk
+        done = subprocess.run(
+            ([shell, "sh"] if shell else ["sh"]) +
+            ["-c", f". {JOBS_LIB} && completion_gaps"],
+            env=dict(os.environ, COMPLETIONS=self.tmp.name, SECS=str(secs)),
+            capture_output=True, text=True, timeout=60, check=True)
+        return sorted(done.stdout.splitlines())
+
+    def test_longest_gap_per_process(self):
+        self.assertEqual(self.gaps({
+            "writer_clat.1.log": [5, 20, 720, 730],    # 700 between two
+            "writer_clat.2.log": [300, 350],           # 300 before the first
+            "reader_clat.3.log": [1200, 1300, 1350]}),
+            ["gap reader 1200", "gap writer 300", "gap writer 700"])
+
+    def test_no_completion_is_a_gap_of_the_whole_run(self):
+        self.assertEqual(self.gaps({"reader_clat.2.log": []}, secs=7),
+                         ["gap reader 7000"])
+
+    def test_worst_per_role_and_over_all(self):
+        fio = {"jobs": [{"jobname": "writer", "write": {
+            "io_bytes": 4096, "bw": 100, "iops": 25,
+            "lat_ns": {"max": 2e6}}}]}
+        text = (json.dumps(fio) + "\ngap writer 300\ngap writer 700\n"
+                "gap reader 650\n")
+        metrics = collect.metrics_of("writers-reader", text)
+        self.assertEqual(metrics["writer_kbps"], 100)
+        self.assertEqual(metrics["writer_gap_max_ms"], 700)
+        self.assertEqual(metrics["reader_gap_max_ms"], 650)
+        self.assertEqual(metrics["gap_max_ms"], 700)
+
+    def test_jobs_without_logs_have_no_gaps(self):
+        self.assertEqual(collect.completion_gaps('{"jobs": []}'), {})
 
 
 class Helpers(unittest.TestCase):
