@@ -8,7 +8,7 @@
 #   VERIFY_SECONDS length of each fio verify run in make test (default 20)
 #   QUICK=1 PROFILE CELLS SCHEDULERS REPS THREADS SECS   for make bench
 
-.PHONY: all run test bench shell check build initramfs deps clean help
+.PHONY: all run test bench shell check export build initramfs deps clean help
 
 all: run
 
@@ -26,6 +26,11 @@ shell:
 
 check:
 	@scripts/check.sh
+	@scripts/export.sh
+	@scripts/bisect.sh
+
+export:
+	@scripts/export.sh
 
 build:
 	@scripts/build.sh
@@ -42,4 +47,4 @@ clean:
 
 help:
 	@sed -n 's/^#   /  /p' Makefile
-	@echo "targets: run test bench shell check build initramfs deps clean"
+	@echo "targets: run test bench shell check export build initramfs deps clean"

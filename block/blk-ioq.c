@@ -140,7 +140,7 @@ EXPORT_SYMBOL_GPL(ioq_stats_thinks_within);
 
 /* Mean depths (in eighths) that file a window as shallow or deep. */
 #define IOQ_PAR_SHALLOW_X8	12	/* at most 1.5 */
-#define IOQ_PAR_DEEP_X8		24	/* at least 3 */
+#define IOQ_PAR_DEEP_X8		16	/* at least 2 */
 /* Deep throughput this many eighths of the shallow one: several units. */
 #define IOQ_PAR_GAIN_X8		12
 

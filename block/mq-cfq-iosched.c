@@ -20,9 +20,9 @@
  * When it runs empty the scheduler may idle, waiting slice_idle for the
  * process's next request, instead of seeking away: only for sync queues
  * whose think time is short, only on rotational devices (or when
- * idle_nonrot asks), and for a seeky queue only when it is the last busy
- * sync queue (group_idle; otherwise the writers would take the disk from
- * a random reader after every read).  On a device with several units
+ * idle_nonrot asks), and for a seeky queue only when no other seeky queue
+ * waits (group_idle; otherwise the writers would take the disk from a
+ * random reader after every read).  On a device with several units
  * (see the parallelism estimator in blk-ioq.c) idling does not leave the
  * other units dry: while the active queue idles, other queues dispatch
  * until all but one unit are busy.
@@ -67,8 +67,7 @@ static const char *const cfq_class_names[CFQ_NR_CLASSES] = {
 
 /* The IDLE class is served once the others left the disk alone this long. */
 #define CFQ_IDLE_GRACE_NS	(200 * NSEC_PER_MSEC)
-/* Units assumed while probing whether a rotational device has several. */
-#define CFQ_PROBE_UNITS		6
+/* How long and how often to probe a rotational device's parallelism. */
 #define CFQ_PROBE_NS		(250 * NSEC_PER_MSEC)
 #define CFQ_PROBE_EVERY_NS	(2 * NSEC_PER_SEC)
 #define CFQ_REPROBE_EVERY_NS	(10 * NSEC_PER_SEC)
@@ -85,13 +84,14 @@ struct cfq_queue {
 	int ref;
 	struct rb_node tree_node;
 	bool on_tree;
+	bool counted_seeky;		/* in its tree's busy_seeky */
 	bool sync;
 	enum cfq_class class;
 	unsigned short level;
 	u64 vtime;
 	unsigned int in_flight;
 	u64 slice_start_ns;
-	u64 slice_end_ns;
+	u64 slice_end_ns;		/* U64_MAX until the first completion */
 	unsigned int slice_dispatched;
 	pid_t pid;
 };
@@ -104,7 +104,7 @@ struct cfq_io_cq {
 struct cfq_tree {
 	struct rb_root_cached root;
 	u64 min_vtime;
-	unsigned int busy_sync;
+	unsigned int busy_seeky;	/* sync queues counted seeky when added */
 };
 
 /* Tunables, in the units sysfs shows them. */
@@ -247,10 +247,11 @@ static bool cfq_seeky(const struct cfq_data *cfqd,
 }
 
 /*
- * Whether a rotational device whose estimate says "one unit" is due a
- * probe: for a short while, let several queues dispatch so that the
- * estimator sees deep windows.  Without it, idling would keep the depth
- * at one on a RAID and the estimator could never learn otherwise.
+ * Whether a rotational device is due a probe: for a short while, any
+ * number of queues may dispatch at once, so that the estimator sees deep
+ * windows.  Without it, idling would keep the depth at one on a RAID and
+ * the estimator could never learn otherwise; with it, a RAID's estimate
+ * is not capped by the depth its own idling allowed.
  */
 static bool cfq_probing(struct cfq_data *cfqd, u64 now)
 {
@@ -270,16 +271,13 @@ static bool cfq_probing(struct cfq_data *cfqd, u64 now)
 /* Requests the device serves in parallel: forced, measured or assumed. */
 static unsigned int cfq_units(struct cfq_data *cfqd, u64 now)
 {
-	unsigned int units;
-
 	if (cfqd->tun.spindles != CFQ_AUTO)
 		return cfqd->tun.spindles;
 	if (blk_queue_nonrot(cfqd->queue))
 		return ioq_par_units(&cfqd->par, IOQ_PAR_MAX_UNITS);
-	units = ioq_par_units(&cfqd->par, 1);
-	if (units == 1 && cfq_probing(cfqd, now))
-		return CFQ_PROBE_UNITS;
-	return units;
+	if (cfq_probing(cfqd, now))
+		return IOQ_PAR_MAX_UNITS;
+	return ioq_par_units(&cfqd->par, 1);
 }
 
 static void cfq_get_queue(struct cfq_queue *cfqq)
@@ -397,8 +395,8 @@ static void cfq_add_busy(struct cfq_data *cfqd, struct cfq_queue *cfqq)
 	cfqq->vtime = max(cfqq->vtime, tree->min_vtime);
 	cfq_tree_insert(tree, cfqq);
 	cfqq->on_tree = true;
-	if (cfqq->sync)
-		tree->busy_sync++;
+	cfqq->counted_seeky = cfqq->sync && cfq_seeky(cfqd, cfqq);
+	tree->busy_seeky += cfqq->counted_seeky;
 }
 
 static void cfq_del_busy(struct cfq_data *cfqd, struct cfq_queue *cfqq)
@@ -408,8 +406,7 @@ static void cfq_del_busy(struct cfq_data *cfqd, struct cfq_queue *cfqq)
 	rb_erase_cached(&cfqq->tree_node, &tree->root);
 	RB_CLEAR_NODE(&cfqq->tree_node);
 	cfqq->on_tree = false;
-	if (cfqq->sync)
-		tree->busy_sync--;
+	tree->busy_seeky -= cfqq->counted_seeky;
 }
 
 /* Charge @cfqq for @service_ns of device time. */
@@ -479,8 +476,20 @@ static void cfq_activate(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 	cfq_get_queue(cfqq);
 	cfqd->active = cfqq;
 	cfqq->slice_start_ns = now;
-	cfqq->slice_end_ns = now + cfq_slice_ns(cfqd, cfqq);
+	cfqq->slice_end_ns = U64_MAX;
 	cfqq->slice_dispatched = 0;
+}
+
+/*
+ * The slice starts when the queue's first request completes, as in CFQ:
+ * the requests of the previous queue still draining from the device
+ * would otherwise eat into it.
+ */
+static void cfq_start_slice(struct cfq_data *cfqd, struct cfq_queue *cfqq,
+			    u64 now)
+{
+	cfqq->slice_start_ns = now;
+	cfqq->slice_end_ns = now + cfq_slice_ns(cfqd, cfqq);
 	trace_mq_cfq_slice_start(cfqd->queue, cfqq->pid, cfqq->sync,
 				 cfq_class_names[cfqq->class], cfqq->vtime,
 				 cfqq->slice_end_ns - now);
@@ -535,8 +544,13 @@ static u64 cfq_idle_window(const struct cfq_data *cfqd,
 		return 0;
 	if (!cfq_seeky(cfqd, cfqq))
 		return window;
-	/* A seeky queue keeps the disk only as the last sync queue. */
-	if (cfqd->trees[cfqq->class].busy_sync)
+	/*
+	 * Seeky queues are served one request per turn, but the last of them
+	 * keeps the disk: otherwise writers would take it from a random
+	 * reader after every read (CFQ's idling at the end of its sync-noidle
+	 * workload).
+	 */
+	if (cfqd->trees[cfqq->class].busy_seeky)
 		return 0;
 	return cfq_ms(t->group_idle);
 }
@@ -785,6 +799,8 @@ static void cfq_completed(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 	ioq_par_complete(&cfqd->par, now, stamp & CFQ_STAMP_SMALL);
 	ioq_stats_completion(&cfqq->ioq.stats, now);
 	cfq_charge(cfqd, cfqq, service);
+	if (cfqq == cfqd->active && cfqq->slice_end_ns == U64_MAX)
+		cfq_start_slice(cfqd, cfqq, now);
 	if (cfqq->sync)
 		cfqd->last_sync_completion_ns = now;
 	if (cfqq->class != CFQ_IDLE)
@@ -918,6 +934,23 @@ static void cfq_requests_merged(struct request_queue *q, struct request *rq,
 		cfq_del_busy(cfqd, cfqq);
 }
 
+/*
+ * The icq of the current task on @q, from the lookup hint the block layer
+ * keeps: icqs are freed after an RCU grace period, so under
+ * rcu_read_lock() this needs no queue_lock, which ioc_lookup_icq() takes
+ * for every bio.  A miss only costs a front merge.
+ */
+static struct io_cq *cfq_current_icq(struct request_queue *q)
+{
+	struct io_context *ioc = current->io_context;
+	struct io_cq *icq;
+
+	if (!ioc)
+		return NULL;
+	icq = rcu_dereference(ioc->icq_hint);
+	return icq && icq->q == q ? icq : NULL;
+}
+
 static bool cfq_bio_merge(struct request_queue *q, struct bio *bio,
 			  unsigned int nr_segs)
 {
@@ -926,19 +959,15 @@ static bool cfq_bio_merge(struct request_queue *q, struct bio *bio,
 	struct io_cq *icq;
 	bool merged;
 
-	/* The icq lookup takes queue_lock, which nests outside ours. */
-	icq = NULL;
-	if (current->io_context) {
-		spin_lock_irq(&q->queue_lock);
-		icq = ioc_lookup_icq(q);
-		spin_unlock_irq(&q->queue_lock);
-	}
-
+	rcu_read_lock();
+	icq = cfq_current_icq(q);
 	spin_lock_irq(&cfqd->lock);
+	/* exit_icq() clears sync_queue under cfqd->lock */
 	cfqd->merge_queue = icq ? icq_to_cic(icq)->sync_queue : NULL;
 	merged = blk_mq_sched_try_merge(q, bio, nr_segs, &free);
 	cfqd->merge_queue = NULL;
 	spin_unlock_irq(&cfqd->lock);
+	rcu_read_unlock();
 
 	if (free)
 		blk_mq_free_request(free);
@@ -948,8 +977,8 @@ static bool cfq_bio_merge(struct request_queue *q, struct bio *bio,
 static const struct cfq_tunables cfq_defaults = {
 	.slice_idle = 8,
 	.slice_sync = 100,
-	.slice_async = 200,
-	.slice_async_rq = 2,
+	.slice_async = 300,
+	.slice_async_rq = 8,
 	.quantum = 8,
 	.fifo_expire_sync = 125,
 	.fifo_expire_async = 250,

@@ -5,75 +5,14 @@
 # mtime, and make rebuilds only what changed.
 . "$(dirname "$0")/lib.sh"
 
+# shellcheck source=scripts/kbuild-lib.sh
+. "$TOP/scripts/kbuild-lib.sh"
+
 OBJ=$(obj_dir)
-BUILD_LOG=$LOGS/build-$(basename "$OBJ").log
 FRAGMENTS=("$TOP/configs/qemu.config")
 [ "${DEBUG:-0}" = 1 ] && FRAGMENTS+=("$TOP/configs/debug.config")
 
-kmake()
-{
-	make -C "$TREE" O="$OBJ" CC="ccache gcc" HOSTCC="ccache gcc" \
-		KBUILD_BUILD_TIMESTAMP="$LINUX_PKG_VERSION" \
-		KBUILD_BUILD_USER=iosched KBUILD_BUILD_HOST=qemu "$@"
-}
-
-# Every "CONFIG_X=v" and "# CONFIG_X is not set" of the fragments, normalised.
-requested_symbols()
-{
-	sed -n -e 's/^\(CONFIG_[A-Za-z0-9_]*=.*\)/\1/p' \
-		-e 's/^# \(CONFIG_[A-Za-z0-9_]*\) is not set/\1=n/p' "${FRAGMENTS[@]}" | sort -u
-}
-
-# Name every requested symbol that olddefconfig did not keep.
-check_config()
-{
-	local want sym val got bad=0
-	while IFS= read -r want; do
-		sym=${want%%=*}
-		val=${want#*=}
-		got=$(grep -E "^$sym=|^# $sym is not set" "$OBJ/.config" || true)
-		case "$got" in
-		"# $sym is not set" | "") got=n ;;
-		*) got=${got#*=} ;;
-		esac
-		if [ "$got" != "$val" ]; then
-			echo "  $sym: requested $val, got $got" >&2
-			bad=1
-		fi
-	done < <(requested_symbols)
-	[ $bad = 0 ] || die "config symbols above did not end up as requested (missing dependency?)"
-}
-
-configure()
-{
-	mkdir -p "$OBJ" "$LOGS"
-	[ -f "$OBJ/.config" ] && cp -p "$OBJ/.config" "$OBJ/.config.prev"
-	run_logged "$LOGS/config.log" "make tinyconfig" kmake tinyconfig
-	run_logged "$LOGS/config.log" "merge_config.sh" \
-		"$TREE/scripts/kconfig/merge_config.sh" -m -O "$OBJ" "$OBJ/.config" "${FRAGMENTS[@]}"
-	run_logged "$LOGS/config.log" "make olddefconfig" kmake olddefconfig
-	check_config
-	if [ -f "$OBJ/.config.prev" ] && cmp -s "$OBJ/.config" "$OBJ/.config.prev"; then
-		mv "$OBJ/.config.prev" "$OBJ/.config"
-	fi
-	rm -f "$OBJ/.config.prev" "$OBJ/.config.old"
-}
-
-build_kernel()
-{
-	local start=$SECONDS status
-	say "building bzImage in ${OBJ#"$TOP"/} (log: ${BUILD_LOG#"$TOP"/})"
-	set +e
-	kmake -j"$JOBS" bzImage 2>&1 | tee "$BUILD_LOG" | progress build 500
-	status=${PIPESTATUS[0]}
-	set -e
-	if [ "$status" != 0 ]; then
-		grep -E 'error|Error' "$BUILD_LOG" | head -n 20 >&2
-		die "kernel build failed (full log: $BUILD_LOG)"
-	fi
-	say "bzImage ready in $((SECONDS - start)) s"
-}
-
 "$TOP/scripts/prepare.sh"
 configure
+check_config
 build_kernel

@@ -27,7 +27,9 @@ create_tree()
 {
 	say "creating the patched tree"
 	rm -rf "$TREE.tmp"
-	cp -a "$PRISTINE" "$TREE.tmp"
+	mkdir -p "$TREE.tmp"
+	# Contents, not the path: BUILD may hold a symlink to a shared pristine tree.
+	cp -a "$PRISTINE/." "$TREE.tmp"
 	chmod -R u+w "$TREE.tmp"
 	ln -s "$TOP/patches" "$TREE.tmp/patches"
 	mv "$TREE.tmp" "$TREE"
@@ -65,10 +67,27 @@ series_hash()
 	hash_files "${files[@]}"
 }
 
-# Files touched by the applied patches (to refresh their mtimes later).
+# Files touched by the applied patches (to refresh their mtimes later),
+# read from quilt's backups so that it works even when patches/series no
+# longer matches what is applied.
 applied_files()
 {
-	(cd "$TREE" && quilt applied >/dev/null 2>&1 && quilt files -a 2>/dev/null) || true
+	local d
+	for d in "$TREE"/.pc/*/; do
+		[ -d "$d" ] && (cd "$d" && find . -type f | sed 's|^\./||')
+	done
+	true
+}
+
+# Take the applied patches off; when quilt cannot, start from a new tree.
+unapply_series()
+{
+	(cd "$TREE" && quilt pop -a -f -q >/dev/null 2>&1) || true
+	[ -s "$TREE/.pc/applied-patches" ] || return 0
+	warn "could not take the old series off; recreating the patched tree"
+	rm -rf "$TREE"
+	create_tree
+	sync_added_files
 }
 
 # Show why the next patch does not apply, restore the tree and fail.
@@ -91,11 +110,13 @@ apply_series()
 {
 	local hash touched
 	hash=$(series_hash)
-	[ -f "$SERIES_STAMP" ] && [ "$(cat "$SERIES_STAMP")" = "$hash" ] && return 0
+	[ -f "$SERIES_STAMP" ] && [ "$(cat "$SERIES_STAMP")" = "$hash" ] &&
+		[ "$(cat "$TREE/.pc/applied-patches" 2>/dev/null)" = "$(series_patches)" ] &&
+		return 0
 
 	touched=$(applied_files)
 	rm -f "$SERIES_STAMP"
-	(cd "$TREE" && { quilt applied >/dev/null 2>&1 && quilt pop -a -f -q >/dev/null; } || true)
+	unapply_series
 	if [ -n "$(series_patches)" ]; then
 		say "applying $(series_patches | wc -l) patches"
 		while [ -n "$(cd "$TREE" && quilt next 2>/dev/null)" ]; do

@@ -21,7 +21,7 @@ passed=0
 failed=0
 skipped=0
 step=0
-steps=$((4 + ${#kinds[@]}))
+steps=$((5 + ${#kinds[@]}))
 start=$SECONDS
 
 # Add the leaf results of TAP file $2 under label $1; a file without any
@@ -70,6 +70,18 @@ prepare_guest
 next_step "checkpatch --strict on the series and the files it adds"
 "$TOP/scripts/check.sh" >"$LOGS/checkpatch.tap" || true
 count_tap checkpatch "$LOGS/checkpatch.tap"
+
+next_step "exported series: applies to a pristine tree, each patch builds, W=1 clean"
+if "$TOP/scripts/export.sh" >"$LOGS/export.log" 2>&1; then
+	printf 'ok 1 make export applies with quilt push -a\n1..1\n' >"$LOGS/export.tap"
+	"$TOP/scripts/bisect.sh" >"$LOGS/bisect.tap" || true
+else
+	tail -n 5 "$LOGS/export.log" | sed 's/^/# /' >"$LOGS/export.tap"
+	printf 'not ok 1 make export applies with quilt push -a\n1..1\n' >>"$LOGS/export.tap"
+	printf '1..0\n' >"$LOGS/bisect.tap"
+fi
+count_tap "export" "$LOGS/export.tap"
+count_tap "per-patch builds" "$LOGS/bisect.tap"
 
 next_step "host unit tests: disk model (cmocka), bench report (unittest)"
 build_disk_model
