@@ -85,6 +85,7 @@ struct cfq_queue {
 	struct rb_node tree_node;
 	bool on_tree;
 	bool counted_seeky;		/* in its tree's busy_seeky */
+	u64 counted_slice_ns;		/* in its tree's busy_slice_ns */
 	bool sync;
 	enum cfq_class class;
 	unsigned short level;
@@ -105,6 +106,7 @@ struct cfq_tree {
 	struct rb_root_cached root;
 	u64 min_vtime;
 	unsigned int busy_seeky;	/* sync queues counted seeky when added */
+	u64 busy_slice_ns;		/* slices of the queues waiting */
 };
 
 /* Tunables, in the units sysfs shows them. */
@@ -119,6 +121,7 @@ struct cfq_tunables {
 	unsigned int back_seek_max;	/* KiB */
 	unsigned int back_seek_penalty;
 	unsigned int group_idle;	/* ms */
+	unsigned int target_latency;	/* ms */
 	unsigned int low_latency;
 	unsigned int idle_nonrot;
 	unsigned int seek_distance;	/* sectors, or CFQ_AUTO */
@@ -397,6 +400,8 @@ static void cfq_add_busy(struct cfq_data *cfqd, struct cfq_queue *cfqq)
 	cfqq->on_tree = true;
 	cfqq->counted_seeky = cfqq->sync && cfq_seeky(cfqd, cfqq);
 	tree->busy_seeky += cfqq->counted_seeky;
+	cfqq->counted_slice_ns = cfq_slice_ns(cfqd, cfqq);
+	tree->busy_slice_ns += cfqq->counted_slice_ns;
 }
 
 static void cfq_del_busy(struct cfq_data *cfqd, struct cfq_queue *cfqq)
@@ -407,6 +412,7 @@ static void cfq_del_busy(struct cfq_data *cfqd, struct cfq_queue *cfqq)
 	RB_CLEAR_NODE(&cfqq->tree_node);
 	cfqq->on_tree = false;
 	tree->busy_seeky -= cfqq->counted_seeky;
+	tree->busy_slice_ns -= cfqq->counted_slice_ns;
 }
 
 /* Charge @cfqq for @service_ns of device time. */
@@ -481,6 +487,24 @@ static void cfq_activate(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 }
 
 /*
+ * With low_latency, slices shrink in proportion when a round over the
+ * class's busy queues would take longer than target_latency, so that no
+ * queue waits much longer than that for its turn; shares stay the same.
+ */
+static u64 cfq_latency_slice_ns(const struct cfq_data *cfqd,
+				const struct cfq_queue *cfqq)
+{
+	u64 slice = cfq_slice_ns(cfqd, cfqq);
+	u64 round = slice + cfqd->trees[cfqq->class].busy_slice_ns;
+	u64 target = cfq_ms(cfqd->tun.target_latency);
+
+	if (!cfqd->tun.low_latency || round <= target)
+		return slice;
+	return max(div64_u64(slice * target, round),
+		   2 * cfq_ms(cfqd->tun.slice_idle));
+}
+
+/*
  * The slice starts when the queue's first request completes, as in CFQ:
  * the requests of the previous queue still draining from the device
  * would otherwise eat into it.
@@ -489,7 +513,7 @@ static void cfq_start_slice(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 			    u64 now)
 {
 	cfqq->slice_start_ns = now;
-	cfqq->slice_end_ns = now + cfq_slice_ns(cfqd, cfqq);
+	cfqq->slice_end_ns = now + cfq_latency_slice_ns(cfqd, cfqq);
 	trace_mq_cfq_slice_start(cfqd->queue, cfqq->pid, cfqq->sync,
 				 cfq_class_names[cfqq->class], cfqq->vtime,
 				 cfqq->slice_end_ns - now);
@@ -538,9 +562,12 @@ static u64 cfq_idle_window(const struct cfq_data *cfqd,
 
 	if (!cfqq->sync || cfqq->class == CFQ_IDLE || !window)
 		return 0;
-	if (blk_queue_nonrot(cfqd->queue) && !t->idle_nonrot)
-		return 0;
 	if (!ioq_stats_thinks_within(&cfqq->ioq.stats, window))
+		return 0;
+	/* RT comes first on any device: BE waits while RT thinks briefly. */
+	if (cfqq->class == CFQ_RT)
+		return window;
+	if (blk_queue_nonrot(cfqd->queue) && !t->idle_nonrot)
 		return 0;
 	if (!cfq_seeky(cfqd, cfqq))
 		return window;
@@ -676,7 +703,9 @@ static struct request *cfq_fill_units(struct cfq_data *cfqd, u64 now)
 	if (cfqd->in_flight + 1 >= cfq_units(cfqd, now))
 		return NULL;
 	cfqq = cfq_next_queue(cfqd, now);
-	if (!cfqq || !cfq_may_dispatch(cfqd, cfqq, now))
+	/* Units are shared within a class: RT idling keeps BE out. */
+	if (!cfqq || cfqq->class != cfqd->active->class ||
+	    !cfq_may_dispatch(cfqd, cfqq, now))
 		return NULL;
 	return cfq_dispatch_from(cfqd, cfqq, now);
 }
@@ -985,6 +1014,7 @@ static const struct cfq_tunables cfq_defaults = {
 	.back_seek_max = 16 * 1024,
 	.back_seek_penalty = 2,
 	.group_idle = 8,
+	.target_latency = 300,
 	.low_latency = 1,
 	.idle_nonrot = 0,
 	.seek_distance = CFQ_AUTO,
@@ -1074,6 +1104,7 @@ static const struct cfq_tunable cfq_tunable_table[] = {
 	CFQ_TUNABLE(back_seek_max, 0, 1 << 30, false),
 	CFQ_TUNABLE(back_seek_penalty, 1, 1000, false),
 	CFQ_TUNABLE(group_idle, 0, 1000, false),
+	CFQ_TUNABLE(target_latency, 1, 10000, false),
 	CFQ_TUNABLE(low_latency, 0, 1, false),
 	CFQ_TUNABLE(idle_nonrot, 0, 1, false),
 	CFQ_TUNABLE(seek_distance, 0, 1 << 30, true),
@@ -1150,6 +1181,7 @@ CFQ_ATTR(fifo_expire_async);
 CFQ_ATTR(back_seek_max);
 CFQ_ATTR(back_seek_penalty);
 CFQ_ATTR(group_idle);
+CFQ_ATTR(target_latency);
 CFQ_ATTR(low_latency);
 CFQ_ATTR(idle_nonrot);
 CFQ_ATTR(seek_distance);
@@ -1171,6 +1203,7 @@ static struct elv_fs_entry cfq_attrs[] = {
 	CFQ_ENTRY(back_seek_max),
 	CFQ_ENTRY(back_seek_penalty),
 	CFQ_ENTRY(group_idle),
+	CFQ_ENTRY(target_latency),
 	CFQ_ENTRY(low_latency),
 	CFQ_ENTRY(idle_nonrot),
 	CFQ_ENTRY(seek_distance),

@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Four buffered writers and a reader share the disk under mq-cfq (the
+ * workload of seeds/004, where one writer was locked out for seconds):
+ * every process finishes within a deadline, none waits longer than
+ * LOCKOUT_S for a single write() or read(), and the kernel's hung-task
+ * detector, set to a short timeout for the run, reports no task blocked
+ * (an fsync or a flusher waiting on a request that is not served).
+ *
+ * The writers write their own region of the raw disk through the page
+ * cache, more than the dirty limits of the guest let stay in memory, and
+ * fsync it; the reader does random 4 KiB O_DIRECT reads in a region of
+ * its own until the writers are done.
+ *
+ * Environment: IOSCHED_DISK, the disk under test (e.g. "sda").
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <linux/fs.h>
+
+#include "../kselftest_harness.h"
+#include "mq_cfq.h"
+
+#define WRITERS		4
+#define WRITER_MIB	128	/* each: 512 MiB in all, 1 GiB guest */
+#define CHUNK		(1024 * 1024)
+/* The reader reads until the writers are done, and at least this often. */
+#define MIN_READS	200
+#define BLOCK		4096
+/* The reader reads from here to the end of the disk. */
+#define READER_START	((unsigned long long)(WRITERS + 1) * WRITER_MIB << 20)
+
+/*
+ * Limits.  Measured in TCG guests on the sparse-file disks of every kind
+ * of qemu/disks.conf, with another guest busy on the host: the run took
+ * 1.8 to 7.6 s, the slowest single call 0.05 to 0.58 s.  A process locked
+ * out "for seconds" as in seeds/004 fails LOCKOUT_S; FINISH_S only
+ * catches a run that does not end.
+ *
+ * The hung-task detector, for the length of the test, reports a task in
+ * uninterruptible sleep for HUNG_TIMEOUT_S, checking every second: fsync
+ * waiting for writeback, the flusher waiting for a request tag.  It does
+ * not see writers throttled in balance_dirty_pages() (a killable sleep)
+ * nor the reader (a synchronous O_DIRECT read wakes up every half
+ * timeout, see blk_wait_io()); LOCKOUT_S covers those.
+ */
+#define LOCKOUT_S	5.0
+#define FINISH_S	90
+#define HUNG_TIMEOUT_S	5
+#define STR(x)		#x
+#define XSTR(x)		STR(x)
+#define HUNG_SYSCTL	"/proc/sys/kernel/hung_task_"
+
+struct worker {
+	pid_t pid;
+	int done;		/* written by the worker */
+	int error;		/* errno of a failed call */
+	double seconds;		/* run time */
+	double longest;		/* slowest single write() or read */
+	long calls;		/* write() or read calls done */
+};
+
+/* Shared by the test and its processes. */
+struct run {
+	int writers_left;
+	struct worker w[WRITERS + 1];	/* the writers, then the reader */
+};
+
+struct sysctl_value {
+	const char *name;
+	const char *value;	/* for the test */
+	char saved[32];
+};
+
+FIXTURE(writers) {
+	char disk[CFQ_NAME_LEN];
+	char initial[CFQ_NAME_LEN];
+	char dev[PATH_MAX];
+	unsigned long long bytes;
+	struct run *run;
+	struct sysctl_value sysctls[3];
+	bool hung_detector;
+	int kmsg;
+};
+
+static void sysctl_path(char *path, size_t len, const char *name)
+{
+	snprintf(path, len, HUNG_SYSCTL "%s", name);
+}
+
+FIXTURE_SETUP(writers)
+{
+	const struct sysctl_value sysctls[] = {
+		{ .name = "timeout_secs", .value = XSTR(HUNG_TIMEOUT_S) },
+		{ .name = "check_interval_secs", .value = "1" },
+		{ .name = "warnings", .value = "-1" },	/* no limit */
+	};
+	const char *disk = getenv("IOSCHED_DISK");
+	char path[PATH_MAX];
+	unsigned int i;
+	int fd, ret;
+
+	self->kmsg = -1;
+	if (!disk || !*disk)
+		SKIP(return, "IOSCHED_DISK names no disk");
+	snprintf(self->disk, sizeof(self->disk), "%s", disk);
+	ret = cfq_available(self->disk, self->initial);
+	ASSERT_LE(0, ret) TH_LOG("cannot read the schedulers of %s", disk);
+	if (!ret)
+		SKIP(return, "the kernel has no %s (CONFIG_MQ_IOSCHED_CFQ)",
+		     CFQ_NAME);
+
+	snprintf(self->dev, sizeof(self->dev), "/dev/%s", disk);
+	fd = open(self->dev, O_RDONLY);
+	ASSERT_LE(0, fd) TH_LOG("cannot open %s", self->dev);
+	ASSERT_EQ(0, ioctl(fd, BLKGETSIZE64, &self->bytes));
+	close(fd);
+	ASSERT_LE(READER_START + (64ULL << 20), self->bytes)
+		TH_LOG("%s is too small for the writers and the reader",
+		       self->dev);
+
+	ASSERT_EQ(0, cfq_select(self->disk, "none"));
+	ASSERT_EQ(0, cfq_select(self->disk, CFQ_NAME));
+
+	self->run = mmap(NULL, sizeof(*self->run), PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->run);
+	memset(self->run, 0, sizeof(*self->run));
+	self->run->writers_left = WRITERS;
+
+	memcpy(self->sysctls, sysctls, sizeof(sysctls));
+	sysctl_path(path, sizeof(path), sysctls[0].name);
+	self->hung_detector = !access(path, F_OK);
+	if (!self->hung_detector)
+		return;
+	for (i = 0; i < ARRAY_SIZE(sysctls); i++) {
+		struct sysctl_value *s = &self->sysctls[i];
+
+		sysctl_path(path, sizeof(path), s->name);
+		ASSERT_EQ(0, cfq_read_attr(path, s->saved, sizeof(s->saved)));
+		ASSERT_EQ(0, cfq_write_attr(path, s->value))
+			TH_LOG("cannot set %s to %s", path, s->value);
+	}
+	/* Only records from now on. */
+	self->kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	ASSERT_LE(0, self->kmsg);
+	ASSERT_LE(0, lseek(self->kmsg, 0, SEEK_END));
+}
+
+FIXTURE_TEARDOWN(writers)
+{
+	char path[PATH_MAX];
+	unsigned int i;
+
+	if (self->run && self->run != MAP_FAILED) {
+		for (i = 0; i <= WRITERS; i++) {
+			pid_t pid = self->run->w[i].pid;
+
+			if (pid > 0) {
+				kill(pid, SIGKILL);
+				waitpid(pid, NULL, 0);
+			}
+		}
+		munmap(self->run, sizeof(*self->run));
+	}
+	for (i = 0; i < ARRAY_SIZE(self->sysctls); i++) {
+		if (!self->sysctls[i].saved[0])
+			continue;
+		sysctl_path(path, sizeof(path), self->sysctls[i].name);
+		cfq_write_attr(path, self->sysctls[i].saved);
+	}
+	if (self->kmsg >= 0)
+		close(self->kmsg);
+	cfq_select(self->disk, "none");
+	if (self->initial[0])
+		cfq_select(self->disk, self->initial);
+}
+
+static void note_duration(struct worker *w, double start)
+{
+	double t = cfq_now() - start;
+
+	if (t > w->longest)
+		w->longest = t;
+	w->calls++;
+}
+
+/* Writer @i: WRITER_MIB MiB at its own offset through the page cache. */
+static void writer_main(struct run *run, const char *dev, int i)
+{
+	struct worker *w = &run->w[i];
+	off_t base = (off_t)i * WRITER_MIB << 20;
+	double start = cfq_now(), t;
+	char *buf;
+	int fd, c;
+
+	buf = malloc(CHUNK);
+	fd = open(dev, O_WRONLY);
+	if (!buf || fd < 0)
+		goto fail;
+	memset(buf, 'a' + i, CHUNK);
+	for (c = 0; c < WRITER_MIB; c++) {
+		t = cfq_now();
+		if (pwrite(fd, buf, CHUNK, base + (off_t)c * CHUNK) != CHUNK)
+			goto fail;
+		note_duration(w, t);
+	}
+	if (fdatasync(fd))
+		goto fail;
+	w->seconds = cfq_now() - start;
+	w->done = 1;
+	__atomic_sub_fetch(&run->writers_left, 1, __ATOMIC_RELEASE);
+	_exit(0);
+fail:
+	w->error = errno ?: EIO;
+	__atomic_sub_fetch(&run->writers_left, 1, __ATOMIC_RELEASE);
+	_exit(1);
+}
+
+/*
+ * The reader: random O_DIRECT reads behind the writers' regions until
+ * the writers are done (or gone: the test stops waiting for them).
+ */
+static void reader_main(struct run *run, const char *dev,
+			unsigned long long bytes)
+{
+	unsigned long long blocks = (bytes - READER_START) / BLOCK;
+	struct worker *w = &run->w[WRITERS];
+	unsigned int seed = getpid();
+	double start = cfq_now(), t;
+	void *buf;
+	int fd, n;
+
+	fd = open(dev, O_RDONLY | O_DIRECT);
+	if (fd < 0 || posix_memalign(&buf, BLOCK, BLOCK))
+		goto fail;
+	for (n = 0;
+	     n < MIN_READS || __atomic_load_n(&run->writers_left, __ATOMIC_ACQUIRE);
+	     n++) {
+		off_t off = READER_START +
+			    (off_t)(rand_r(&seed) % blocks) * BLOCK;
+
+		t = cfq_now();
+		if (pread(fd, buf, BLOCK, off) != BLOCK)
+			goto fail;
+		note_duration(w, t);
+	}
+	w->seconds = cfq_now() - start;
+	w->done = 1;
+	_exit(0);
+fail:
+	w->error = errno ?: EIO;
+	_exit(1);
+}
+
+/* Wait for every worker until @deadline; returns how many finished. */
+static int wait_workers(struct worker *w, double deadline)
+{
+	int i, left = WRITERS + 1, finished = 0, status;
+
+	while (left && cfq_now() < deadline) {
+		for (i = 0; i <= WRITERS; i++) {
+			if (w[i].pid <= 0 ||
+			    waitpid(w[i].pid, &status, WNOHANG) != w[i].pid)
+				continue;
+			w[i].pid = 0;
+			left--;
+			if (WIFEXITED(status) && !WEXITSTATUS(status))
+				finished++;
+		}
+		cfq_sleep(0.1);
+	}
+	return finished;
+}
+
+/* Count kernel log records since setup that report a blocked task. */
+static int hung_reports(struct __test_metadata *_metadata, int kmsg)
+{
+	char rec[1024];
+	int found = 0;
+	ssize_t n;
+
+	for (;;) {
+		n = read(kmsg, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)	/* overwritten: read on */
+			continue;
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		if (strstr(rec, "blocked for more than")) {
+			const char *msg = strchr(rec, ';');
+
+			TH_LOG("kernel: %s", msg ? msg + 1 : rec);
+			found++;
+		}
+	}
+	return found;
+}
+
+TEST_F_TIMEOUT(writers, writers_and_reader_finish, FINISH_S + 30)
+{
+	double start = cfq_now();
+	int i, finished;
+	pid_t pid;
+
+	for (i = 0; i <= WRITERS; i++) {
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (!pid) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (i < WRITERS)
+				writer_main(self->run, self->dev, i);
+			reader_main(self->run, self->dev, self->bytes);
+		}
+		self->run->w[i].pid = pid;	/* only the parent writes it */
+	}
+	finished = wait_workers(self->run->w, start + FINISH_S);
+
+	for (i = 0; i <= WRITERS; i++) {
+		struct worker *w = &self->run->w[i];
+		const char *what = i < WRITERS ? "writer" : "reader";
+
+		if (w->done)
+			TH_LOG("%s %d: %.1f s, %ld calls, slowest %.2f s",
+			       what, i, w->seconds, w->calls, w->longest);
+		else
+			TH_LOG("%s %d did not finish: %s", what, i,
+			       w->error ? strerror(w->error) : "timed out");
+		EXPECT_GT(LOCKOUT_S, w->longest)
+			TH_LOG("%s %d waited %.1f s for one call", what, i,
+			       w->longest);
+	}
+	EXPECT_EQ(WRITERS + 1, finished)
+		TH_LOG("%d of %d processes finished within %d s", finished,
+		       WRITERS + 1, FINISH_S);
+
+	if (!self->hung_detector) {
+		/* Do not let a skip hide a failure above. */
+		if (_metadata->exit_code != KSFT_FAIL)
+			SKIP(return,
+			     "no hung-task detector (CONFIG_DETECT_HUNG_TASK) to check");
+		return;
+	}
+	/* Leave the detector a check after the last process finished. */
+	cfq_sleep(2);
+	EXPECT_EQ(0, hung_reports(_metadata, self->kmsg))
+		TH_LOG("the hung-task detector reported blocked tasks");
+}
+
+TEST_HARNESS_MAIN
