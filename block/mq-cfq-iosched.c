@@ -16,7 +16,9 @@
  * idle waiting for the queue, so fairness is in service time, not in
  * request counts: a seeky reader is charged for its seeks.
  *
- * The queue with the least virtual time becomes active for one slice.
+ * The queue with the least virtual time becomes active for one slice,
+ * counted from its first completion; with low_latency, slices shrink so
+ * that a round over a class's busy queues takes about target_latency.
  * When it runs empty the scheduler may idle, waiting slice_idle for the
  * process's next request, instead of seeking away: only for sync queues
  * whose think time is short, only on rotational devices (or when
@@ -141,6 +143,7 @@ struct cfq_data {
 	unsigned int queued;
 	unsigned int in_flight;
 	bool held_back;			/* returned nothing with work queued */
+	unsigned int async_depth;	/* scheduler tags async requests may hold */
 	struct cfq_queue *merge_queue;	/* of the bio being merged */
 
 	struct hrtimer timer;		/* idle window and IDLE-class grace */
@@ -742,6 +745,36 @@ static struct request *cfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	return rq;
 }
 
+/*
+ * Writes and async requests may hold at most three quarters of the
+ * scheduler tags.  Otherwise writeback takes them all, a reader cannot
+ * even allocate its request, and the scheduler idles for a request that
+ * cannot arrive.
+ */
+static void cfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
+{
+	struct cfq_data *cfqd = data->q->elevator->elevator_data;
+
+	if (op_is_sync(opf) && !op_is_write(opf))
+		return;
+	data->shallow_depth = cfqd->async_depth;
+}
+
+static void cfq_depth_updated(struct blk_mq_hw_ctx *hctx)
+{
+	struct cfq_data *cfqd = hctx->queue->elevator->elevator_data;
+
+	cfqd->async_depth = max(1UL, hctx->queue->nr_requests * 3UL / 4);
+	sbitmap_queue_min_shallow_depth(&hctx->sched_tags->bitmap_tags,
+					cfqd->async_depth);
+}
+
+static int cfq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
+{
+	cfq_depth_updated(hctx);
+	return 0;
+}
+
 static bool cfq_has_work(struct blk_mq_hw_ctx *hctx)
 {
 	struct cfq_data *cfqd = hctx->queue->elevator->elevator_data;
@@ -1289,6 +1322,9 @@ static const struct blk_mq_debugfs_attr cfq_queue_debugfs_attrs[] = {
 
 static struct elevator_type mq_cfq = {
 	.ops = {
+		.depth_updated		= cfq_depth_updated,
+		.init_hctx		= cfq_init_hctx,
+		.limit_depth		= cfq_limit_depth,
 		.bio_merge		= cfq_bio_merge,
 		.request_merge		= cfq_request_merge,
 		.request_merged		= cfq_request_merged,
