@@ -30,7 +30,8 @@
  * until all but one unit are busy.
  *
  * A sync request preempts an async slice when its queue is owed service
- * (low_latency), and a higher class preempts a lower one.  After sync
+ * (low_latency) or its oldest request is past fifo_expire_sync, and a
+ * higher class preempts a lower one.  After sync
  * completions, async dispatch depth ramps from one request to quantum
  * over one async slice, so a sync reader is not buried under a full
  * queue of writes, while writes still get their share.
@@ -538,13 +539,38 @@ static enum cfq_class cfq_next_class(struct cfq_data *cfqd, u64 now)
 	return CFQ_NR_CLASSES;
 }
 
+/*
+ * A sync queue of @class whose oldest request is past its FIFO deadline:
+ * the deadline bounds how long writes keep a reader waiting, whatever the
+ * virtual times say.
+ */
+static struct cfq_queue *cfq_overdue_sync_queue(struct cfq_data *cfqd,
+						enum cfq_class class)
+{
+	struct rb_node *node;
+
+	for (node = rb_first_cached(&cfqd->trees[class].root); node;
+	     node = rb_next(node)) {
+		struct cfq_queue *cfqq = rb_entry(node, struct cfq_queue,
+						  tree_node);
+
+		if (cfqq->sync && ioq_expired_request(&cfqq->ioq))
+			return cfqq;
+	}
+	return NULL;
+}
+
 static struct cfq_queue *cfq_next_queue(struct cfq_data *cfqd, u64 now)
 {
 	enum cfq_class class = cfq_next_class(cfqd, now);
+	struct cfq_queue *cfqq;
 
 	if (class == CFQ_NR_CLASSES)
 		return NULL;
-	return cfq_tree_first(&cfqd->trees[class]);
+	cfqq = cfq_tree_first(&cfqd->trees[class]);
+	if (!cfqq->sync)
+		return cfq_overdue_sync_queue(cfqd, class) ?: cfqq;
+	return cfqq;
 }
 
 static bool cfq_slice_used(const struct cfq_data *cfqd,
@@ -626,6 +652,9 @@ static struct cfq_queue *cfq_select_queue(struct cfq_data *cfqd, u64 now)
 
 	if (cfqq && cfq_slice_used(cfqd, cfqq, now)) {
 		cfq_expire(cfqd, now, "slice");
+	} else if (cfqq && !cfqq->sync &&
+		   cfq_overdue_sync_queue(cfqd, cfqq->class)) {
+		cfq_expire(cfqd, now, "overdue");
 	} else if (cfqq) {
 		if (!ioq_empty(&cfqq->ioq))
 			return cfqq;
