@@ -5,10 +5,12 @@
 #   DEBUG=1        build and boot the debug kernel (configs/debug.config)
 #   MEM            guest memory in MiB (default 1024)
 #   ACCEL          auto (default), kvm or tcg
-#   VERIFY_SECONDS length of each fio verify run in make test (default 20)
+#   VERIFY_SECONDS length of each fio verify run in make test (default 5)
+#   STORM_SECONDS  fio verify under scheduler switching (default 60)
+#   SOAK_SECONDS   soak per scheduler (make test 60, make soak 600)
 #   QUICK=1 PROFILE CELLS SCHEDULERS REPS THREADS SECS   for make bench
 
-.PHONY: all run test bench shell check export build initramfs deps clean help
+.PHONY: all run test soak bench shell check export build initramfs deps clean help
 
 all: run
 
@@ -17,6 +19,9 @@ run:
 
 test:
 	@scripts/test.sh
+
+soak:
+	@scripts/soak.sh
 
 bench:
 	@scripts/bench.sh
@@ -47,4 +52,4 @@ clean:
 
 help:
 	@sed -n 's/^#   /  /p' Makefile
-	@echo "targets: run test bench shell check export build initramfs deps clean"
+	@echo "targets: run test soak bench shell check export build initramfs deps clean"

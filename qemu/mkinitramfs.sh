@@ -51,6 +51,8 @@ stage()
 		done
 	done
 	ln -s busybox "$STAGE.tmp/bin/sh"
+	# The name e2fsprogs gives it: busybox has a mke2fs of its own, without ext4.
+	ln -s mke2fs "$STAGE.tmp/sbin/mkfs.ext4"
 	for f in "${HOST_FILES[@]}"; do
 		copy_into_stage "$f"
 	done

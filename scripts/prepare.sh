@@ -119,10 +119,12 @@ apply_series()
 	unapply_series
 	if [ -n "$(series_patches)" ]; then
 		say "applying $(series_patches | wc -l) patches"
-		while [ -n "$(cd "$TREE" && quilt next 2>/dev/null)" ]; do
+		for _ in $(series_patches); do
 			(cd "$TREE" && quilt push -q >/dev/null 2>&1) || report_reject
 		done
 	fi
+	[ "$(cat "$TREE/.pc/applied-patches" 2>/dev/null)" = "$(series_patches)" ] ||
+		die "quilt did not apply patches/series to $TREE"
 	# quilt pop restores old mtimes; make must still see every change.
 	touched+=$'\n'$(applied_files)
 	echo "$touched" | sort -u | while read -r f; do
@@ -133,6 +135,7 @@ apply_series()
 	echo "$hash" >"$SERIES_STAMP"
 }
 
+"$TOP/scripts/deps.sh"
 "$TOP/scripts/fetch.sh"
 [ -d "$TREE" ] || create_tree
 sync_added_files

@@ -6,7 +6,7 @@
 DISKS_CONF=$TOP/qemu/disks.conf
 MEM=${MEM:-1024}
 DISK_SIZE=${DISK_SIZE:-1G}
-KERNEL=$(obj_dir)/arch/x86/boot/bzImage
+
 QEMU_EXTRA=()
 INITRAMFS=$BUILD/initramfs.cpio.gz
 
@@ -156,7 +156,7 @@ kvm_works()
 	mkdir -p "$LOGS"
 	timeout 30 qemu-system-x86_64 -machine pc -accel kvm -cpu host -smp 1 \
 		-m 256 -nodefaults -no-reboot -display none \
-		-kernel "$KERNEL" -initrd "$INITRAMFS" \
+		-kernel "$(obj_dir)/arch/x86/boot/bzImage" -initrd "$INITRAMFS" \
 		-append "console=ttyS0 panic=-1 kunit.enable=0 iosched.mode=kunit" \
 		-serial "file:$log" >/dev/null 2>&1 || true
 	grep -q 'iosched-guest: done' "$log"
@@ -216,7 +216,7 @@ run_qemu()
 	# shellcheck disable=SC2046
 	"${QEMU_PREFIX[@]}" qemu-system-x86_64 -machine pc $(accel_args) \
 		-smp 2 -m "$MEM" -nodefaults -no-reboot -display none \
-		-kernel "$KERNEL" -initrd "$INITRAMFS" \
+		-kernel "$(obj_dir)/arch/x86/boot/bzImage" -initrd "$INITRAMFS" \
 		-append "console=ttyS0 panic=-1 iosched.mode=$mode iosched.disks=$(disk_specs_param "$@") iosched.expect=$(built_schedulers) $extra" \
 		-serial "$serial0" -serial "$serial1" "${disks[@]}" "${QEMU_EXTRA[@]}"
 }

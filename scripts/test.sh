@@ -6,49 +6,33 @@
 # (oops, BUG, WARN, lockdep, ...) and any guest that did not finish.
 #
 # DISKS="sata nvme" limits the disk kinds; VERIFY_SECONDS sets the length
-# of each fio verify run (default 20).
+# of each scheduler's fio verify run (default 5), STORM_SECONDS that of
+# the verify run under scheduler switching every 100 ms (default 60),
+# SOAK_SECONDS that of the 64-thread soak per scheduler (default 60;
+# "make soak" runs the 10-minute one). Then the debug kernel
+# (configs/debug.config) on DEBUG_DISKS (default "scsi nvme"; empty: no
+# debug pass) with DEBUG_SECONDS (default 10) switch storm and soak.
+# DEBUG=1 runs everything on the debug kernel instead.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/scripts/qemu-lib.sh"
+. "$TOP/scripts/test-lib.sh"
 
-VERIFY_SECONDS=${VERIFY_SECONDS:-20}
+VERIFY_SECONDS=${VERIFY_SECONDS:-5}
+STORM_SECONDS=${STORM_SECONDS:-60}
+SOAK_SECONDS=${SOAK_SECONDS:-60}
 read -ra kinds <<<"${DISKS:-$(disk_kinds | tr '\n' ' ')}"
 check_disk_kinds "${kinds[@]}"
-case "$VERIFY_SECONDS" in
-'' | *[!0-9]*) die "VERIFY_SECONDS must be a whole number of seconds, not '$VERIFY_SECONDS'" ;;
-esac
-
-passed=0
-failed=0
-skipped=0
-step=0
-steps=$((5 + ${#kinds[@]}))
-start=$SECONDS
-
-# Add the leaf results of TAP file $2 under label $1; a file without any
-# result counts as one failure.
-count_tap()
-{
-	local label=$1 file=$2 p f s
-	read -r p f s < <(awk -f "$TOP/scripts/tap-count.awk" "$file")
-	if [ $((p + f + s)) = 0 ]; then
-		echo "  FAIL $label: no test results in $file" >&2
-		f=1
-	fi
-	passed=$((passed + p))
-	failed=$((failed + f))
-	skipped=$((skipped + s))
-	echo "    $label: $p passed, $f failed, $s skipped ($((SECONDS - start)) s so far)" >&2
-}
-
-# A guest that did not finish or printed a kernel report is one failure.
-guest_verdict()
-{
-	local name=$1
-	shift
-	if ! boot_guest "$name" "$@" || ! "$TOP/scripts/splats.sh" "$LOGS/$name.console"; then
-		failed=$((failed + 1))
-	fi
-}
+# Disk kinds (empty: no debug pass) and run length of the debug pass.
+read -ra debug_kinds <<<"${DEBUG_DISKS-scsi nvme}"
+[ "${DEBUG:-0}" = 1 ] && debug_kinds=()
+[ ${#debug_kinds[@]} = 0 ] || check_disk_kinds "${debug_kinds[@]}"
+DEBUG_SECONDS=${DEBUG_SECONDS:-10}
+check_seconds VERIFY_SECONDS STORM_SECONDS SOAK_SECONDS DEBUG_SECONDS
+# Tests that bring their own (null_blk) devices, and the soak, run once
+# (on the first disk kind), not per disk kind.
+MACHINE_TESTS=nullb_faults.sh,soak.sh
+steps=$((6 + ${#kinds[@]}))
+[ ${#debug_kinds[@]} = 0 ] || steps=$((steps + 3 + ${#debug_kinds[@]}))
 
 # Python unittest's verbose log as TAP: one line per test.
 unittest_to_tap()
@@ -59,11 +43,6 @@ unittest_to_tap()
 	     END { print "1.." n }' "$1"
 }
 
-next_step()
-{
-	step=$((step + 1))
-	say "[$step/$steps] $*"
-}
 
 prepare_guest
 
@@ -91,16 +70,31 @@ python3 -m unittest discover -s "$TOP/bench/report" -v >"$LOGS/report-unittest.l
 unittest_to_tap "$LOGS/report-unittest.log" >"$LOGS/report-unittest.tap"
 count_tap "bench report" "$LOGS/report-unittest.tap"
 
-next_step "KUnit suites ($(accel))"
-guest_verdict kunit kunit 300 ""
-count_tap KUnit "$LOGS/kunit.console"
+# KUnit, the kselftests per disk kind, then the machine-wide tests, on the
+# kernel of $(obj_dir); logs and labels start with $1 ("" or "debug-").
+guest_stages()
+{
+	local tag=$1 kind limit
+	shift
+	next_step "${tag}KUnit suites ($(accel))"
+	guest_verdict "${tag}kunit" kunit 600 ""
+	count_tap "${tag}KUnit" "$LOGS/${tag}kunit.console"
 
-for kind in "${kinds[@]}"; do
-	next_step "kselftests on $kind ($(disk_field "$kind" 3)), fio verify ${VERIFY_SECONDS}s per scheduler"
-	guest_verdict "test-$kind" test 900 \
-		"kunit.enable=0 iosched.verify_seconds=$VERIFY_SECONDS" "$kind"
-	count_tap "$kind" "$LOGS/test-$kind.tap"
-done
+	for kind in "$@"; do
+		next_step "${tag}kselftests on $kind ($(disk_field "$kind" 3)), fio verify ${VERIFY_SECONDS}s per scheduler, ${STORM_SECONDS}s switch storm"
+		guest_verdict "${tag}test-$kind" test 2400 \
+			"kunit.enable=0 iosched.verify_seconds=$VERIFY_SECONDS iosched.storm_seconds=$STORM_SECONDS iosched.skip_tests=$MACHINE_TESTS" "$kind"
+		count_tap "$tag$kind" "$LOGS/${tag}test-$kind.tap"
+	done
+
+	next_step "${tag}null_blk requeues, timeouts and queue depth 1; ${SOAK_SECONDS}s 64-thread soak on $1; per scheduler"
+	limit=$(soak_time_limit "$SOAK_SECONDS")
+	guest_verdict "${tag}test-machine" test $((limit + 600)) \
+		"kunit.enable=0 iosched.verify_seconds=$VERIFY_SECONDS iosched.soak_seconds=$SOAK_SECONDS iosched.test_timeout=$limit iosched.only_tests=$MACHINE_TESTS" "$1"
+	count_tap "${tag}null_blk and soak" "$LOGS/${tag}test-machine.tap"
+}
+
+guest_stages "" "${kinds[@]}"
 
 next_step "benchmark harness smoke (disk model hdd, seed000 mmap cell, 5 s runs)"
 if CELLS=seed000-mmap-64k PROFILE=hdd THREADS=1,4 SECS=5 REPS=1 \
@@ -112,10 +106,15 @@ else
 fi
 count_tap "bench smoke" "$LOGS/bench-smoke.tap"
 
-echo "tests took $((SECONDS - start)) s; logs in ${LOGS#"$TOP"/}/" >&2
-if [ "$skipped" -gt 0 ]; then
-	echo "$passed passed, $failed failed, $skipped skipped"
-else
-	echo "$passed passed, $failed failed"
+# The debug kernel (KASAN, lockdep, kmemleak, 30 s hung-task timeout) on
+# a reduced matrix and shorter runs; "make test DEBUG=1" runs it all.
+if [ ${#debug_kinds[@]} -gt 0 ]; then
+	export DEBUG=1
+	STORM_SECONDS=$DEBUG_SECONDS
+	SOAK_SECONDS=$DEBUG_SECONDS
+	next_step "debug kernel (configs/debug.config): build"
+	prepare_guest
+	guest_stages debug- "${debug_kinds[@]}"
 fi
-[ "$failed" = 0 ]
+
+print_summary

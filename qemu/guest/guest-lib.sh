@@ -54,11 +54,34 @@ print_disks()
 	done
 }
 
+# The iosched kselftests to run, as "-t iosched:NAME" options: all of
+# them, or only those in iosched.only_tests, less those in
+# iosched.skip_tests (comma-separated names).
+selected_tests()
+{
+	only=$(param only_tests | tr ',' ' ')
+	skip=$(param skip_tests | tr ',' ' ')
+	/kselftest/run_kselftest.sh -l | sed -n 's/^iosched://p' |
+		while read -r t; do
+			[ -z "$only" ] || echo " $only " | grep -q " $t " || continue
+			echo " $skip " | grep -q " $t " && continue
+			echo "-t iosched:$t"
+		done
+}
+
 # Run the kselftests on each disk; TAP on stdout.
 run_tests()
 {
 	export IOSCHED_EXPECT="$(param expect | tr ',' ' ')"
 	export IOSCHED_VERIFY_SECONDS="$(param verify_seconds)"
+	export IOSCHED_STORM_SECONDS="$(param storm_seconds)"
+	export IOSCHED_SOAK_SECONDS="$(param soak_seconds)"
+	tests=$(selected_tests)
+	limit=$(param test_timeout)
+	if [ -z "$tests" ]; then
+		printf 'TAP version 13\n1..1\nnot ok 1 no iosched kselftest selected\n'
+		return
+	fi
 	disk_specs | while read -r kind slot driver; do
 		if ! IOSCHED_DISK=$(disk_at_slot "$slot"); then
 			printf 'TAP version 13\n1..1\nnot ok 1 %s disk at 0000:00:%s\n' "$kind" "$slot"
@@ -66,6 +89,19 @@ run_tests()
 		fi
 		echo "# disk $kind is $IOSCHED_DISK"
 		IOSCHED_DRIVER=$driver IOSCHED_DISK=$IOSCHED_DISK \
-			/kselftest/run_kselftest.sh -c iosched
+			/kselftest/run_kselftest.sh ${limit:+-o "$limit"} $tests
 	done
+}
+
+# On a kernel with kmemleak (make test DEBUG=1): scan twice, so that
+# objects freed late are not reported, and print what is left on the
+# console, where the host's check for kernel reports finds it.
+report_leaks()
+{
+	leaks=/sys/kernel/debug/kmemleak
+	[ -w "$leaks" ] || return 0
+	echo scan >"$leaks"
+	sleep 6
+	echo scan >"$leaks"
+	cat "$leaks"
 }

@@ -3,99 +3,71 @@
 #
 # Data integrity under every I/O scheduler: fio writes checksummed blocks
 # (verify=crc32c) in a mixed random read/write load and reads them back,
-# once under each scheduler the disk lists, then once more while the
-# scheduler is switched round-robin under the running load.
+# once under each scheduler the disk lists, with a buffered reader beside
+# it and nr_requests and read_ahead_kb rewritten every 200 ms; then once
+# more while the scheduler is switched round-robin every 100 ms.
 #
-# Environment: IOSCHED_DISK (e.g. "sda"), IOSCHED_VERIFY_SECONDS (default 20).
+# Environment: IOSCHED_DISK (e.g. "sda"), IOSCHED_VERIFY_SECONDS (each
+# scheduler's run, default 20), IOSCHED_STORM_SECONDS (the switching run,
+# default 60).
 
 DIR=$(dirname "$0")
 . "$DIR/../kselftest/ktap_helpers.sh"
+. "$DIR/iosched_lib.sh"
 
 DISK=${IOSCHED_DISK:-}
 SECONDS_PER_RUN=${IOSCHED_VERIFY_SECONDS:-20}
-ATTR=/sys/block/$DISK/queue/scheduler
+STORM_SECONDS=${IOSCHED_STORM_SECONDS:-60}
+SWITCH_INTERVAL=0.1
 LOG=/tmp/data_integrity.$$.log
 
-schedulers()
-{
-	tr -d '[]' <"$ATTR"
-}
-
-active_scheduler()
-{
-	sed -n 's/.*\[\(.*\)\].*/\1/p' "$ATTR"
-}
-
-# Two jobs on disjoint halves of the first 512 MiB, 4..64 KiB blocks,
-# verified continuously (verify_backlog) and stopping at the first error.
-run_fio_verify()
-{
-	fio --name=integrity --filename="/dev/$DISK" --ioengine=libaio \
-		--direct=1 --iodepth=16 --rw=randrw --bsrange=4k-64k \
-		--numjobs=2 --size=256M --offset_increment=256M \
-		--verify=crc32c --verify_backlog=512 --verify_fatal=1 \
-		--time_based --runtime="$SECONDS_PER_RUN" \
-		--group_reporting >"$LOG" 2>&1
-}
-
-# Report fio's verdict as one KTAP result; on failure show its output.
-report_fio()
-{
-	status=$1
-	name=$2
-	if [ "$status" -eq 0 ] && ! grep -Eq "verify failed|bad magic|bad header" "$LOG"; then
-		ktap_test_pass "$name"
-	else
-		sed 's/^/# /' "$LOG" | tail -n 20
-		ktap_test_fail "$name"
-	fi
-}
-
-# Switch through every scheduler every half second while fio runs.
+# Switch to the next scheduler every SWITCH_INTERVAL while process $1
+# runs; fails if a switch was refused.
 switch_storm()
 {
-	fio_pid=$1
 	failed=0
-	while kill -0 "$fio_pid" 2>/dev/null; do
-		for s in $(schedulers); do
-			if ! echo "$s" >"$ATTR"; then
+	switches=0
+	while kill -0 "$1" 2>/dev/null; do
+		for s in $(schedulers "$DISK"); do
+			if ! echo "$s" >"/sys/block/$DISK/queue/scheduler"; then
 				ktap_print_msg "switching to $s failed"
 				failed=1
 			fi
-			sleep 0.5
+			switches=$((switches + 1))
+			sleep "$SWITCH_INTERVAL"
 		done
 	done
+	ktap_print_msg "$switches scheduler switches in ${STORM_SECONDS}s"
 	return $failed
 }
 
-if [ -z "$DISK" ] || [ ! -w "$ATTR" ]; then
+if [ -z "$DISK" ] || [ ! -w "/sys/block/$DISK/queue/scheduler" ]; then
 	ktap_skip_all "IOSCHED_DISK does not name a disk with a scheduler"
 	exit "$KSFT_SKIP"
 fi
 
 ktap_print_header
-ktap_set_plan $(($(schedulers | wc -w) + 1))
-initial=$(active_scheduler)
+ktap_set_plan $((2 * $(schedulers "$DISK" | wc -w) + 1))
+initial=$(active_scheduler "$DISK")
 
-for s in $(schedulers); do
-	echo "$s" >"$ATTR"
-	if [ "$(active_scheduler)" != "$s" ]; then
-		ktap_test_fail "fio verify under $s (could not select it)"
+for s in $(schedulers "$DISK"); do
+	if ! select_scheduler "$DISK" "$s"; then
+		ktap_test_fail "$DISK: fio verify under $s (could not select it)"
+		ktap_test_fail "$DISK: limits under load with $s (could not select it)"
 		continue
 	fi
-	run_fio_verify
-	report_fio $? "fio verify under $s"
+	verify_under_churn "$DISK" "$SECONDS_PER_RUN" "$LOG" "$s"
 done
 
-run_fio_verify &
+fio_verify "$DISK" "$STORM_SECONDS" "$LOG" &
 fio_pid=$!
 switch_storm $fio_pid
 storm=$?
 wait $fio_pid
 status=$?
 [ $storm -eq 0 ] || status=1
-report_fio $status "fio verify while switching schedulers"
+report_fio $status "$LOG" "$DISK: fio verify while switching schedulers every ${SWITCH_INTERVAL}s"
 
-echo "$initial" >"$ATTR"
+select_scheduler "$DISK" "$initial"
 rm -f "$LOG"
 ktap_finished

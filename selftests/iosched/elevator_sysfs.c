@@ -19,9 +19,10 @@
 #include <unistd.h>
 
 #include "../kselftest_harness.h"
+#include "iosched.h"
 
-#define MAX_SCHEDULERS	16
-#define NAME_LEN	32
+#define MAX_SCHEDULERS	IOSCHED_MAX
+#define NAME_LEN	IOSCHED_NAME_LEN
 
 FIXTURE(elevator) {
 	char disk[NAME_LEN];
@@ -31,80 +32,12 @@ FIXTURE(elevator) {
 	char initial[NAME_LEN];
 };
 
-/* Read a sysfs attribute into @buf; returns 0 or -errno. */
-static int read_attr(const char *path, char *buf, size_t len)
+static int active_scheduler(const char *disk, char *active)
 {
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	return 0;
-}
-
-/* Write @len bytes of @val in one write(); returns 0 or -errno. */
-static int write_attr(const char *path, const char *val, size_t len)
-{
-	ssize_t n;
-	int fd, ret = 0;
-
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, len);
-	if (n < 0)
-		ret = -errno;
-	else if ((size_t)n != len)
-		ret = -EIO;
-	close(fd);
-	return ret;
-}
-
-/*
- * Parse "none [mq-deadline] kyber" into @names and the active one (the
- * bracketed name) into @active. Returns the number of names, or -errno.
- */
-static int read_schedulers(const char *attr, char names[][NAME_LEN],
-			   char *active)
-{
-	char buf[4096], *tok, *save = NULL;
-	int nr = 0, ret;
-
-	ret = read_attr(attr, buf, sizeof(buf));
-	if (ret)
-		return ret;
-	active[0] = '\0';
-	for (tok = strtok_r(buf, "\n ", &save); tok && nr < MAX_SCHEDULERS;
-	     tok = strtok_r(NULL, "\n ", &save)) {
-		size_t len = strlen(tok);
-
-		if (tok[0] == '[' && tok[len - 1] == ']') {
-			tok[len - 1] = '\0';
-			tok++;
-			snprintf(active, NAME_LEN, "%s", tok);
-		}
-		snprintf(names[nr++], NAME_LEN, "%s", tok);
-	}
-	return nr;
-}
-
-static int active_scheduler(const char *attr, char *active)
-{
-	char names[MAX_SCHEDULERS][NAME_LEN];
-	int nr = read_schedulers(attr, names, active);
+	char names[IOSCHED_MAX][IOSCHED_NAME_LEN];
+	int nr = iosched_list(disk, names, active);
 
 	return nr < 0 ? nr : 0;
-}
-
-static int select_scheduler(const char *attr, const char *name)
-{
-	return write_attr(attr, name, strlen(name));
 }
 
 /* Does any ancestor of /sys/block/<disk> have @driver bound to it? */
@@ -138,17 +71,15 @@ FIXTURE_SETUP(elevator)
 	if (!disk || !*disk)
 		SKIP(return, "IOSCHED_DISK names no disk");
 	snprintf(self->disk, sizeof(self->disk), "%s", disk);
-	snprintf(self->attr, sizeof(self->attr),
-		 "/sys/block/%s/queue/scheduler", disk);
-	self->nr_names = read_schedulers(self->attr, self->names,
-					 self->initial);
+	iosched_sched_attr(disk, self->attr, sizeof(self->attr));
+	self->nr_names = iosched_list(self->disk, self->names, self->initial);
 	ASSERT_LT(0, self->nr_names) TH_LOG("cannot read %s", self->attr);
 }
 
 FIXTURE_TEARDOWN(elevator)
 {
 	if (self->initial[0])
-		select_scheduler(self->attr, self->initial);
+		iosched_select(self->disk, self->initial);
 }
 
 TEST_F(elevator, behind_expected_driver)
@@ -186,9 +117,9 @@ TEST_F(elevator, switches_to_each)
 	int i;
 
 	for (i = 0; i < self->nr_names; i++) {
-		EXPECT_EQ(0, select_scheduler(self->attr, self->names[i]))
+		EXPECT_EQ(0, iosched_select(self->disk, self->names[i]))
 			TH_LOG("selecting %s failed", self->names[i]);
-		ASSERT_EQ(0, active_scheduler(self->attr, active));
+		ASSERT_EQ(0, active_scheduler(self->disk, active));
 		EXPECT_STREQ(self->names[i], active);
 	}
 }
@@ -222,16 +153,16 @@ TEST_F(elevator, rejects_unknown_names)
 	for (i = 0; i < self->nr_names; i++) {
 		if (!strcmp(self->names[i], "none"))
 			continue;
-		ASSERT_EQ(0, select_scheduler(self->attr, self->names[i]));
+		ASSERT_EQ(0, iosched_select(self->disk, self->names[i]));
 		for (b = 0; b <= ARRAY_SIZE(bad_names); b++) {
 			const char *bad = b < ARRAY_SIZE(bad_names) ?
 					  bad_names[b] : longname;
 
-			ret = select_scheduler(self->attr, bad);
+			ret = iosched_select(self->disk, bad);
 			EXPECT_NE(0, ret)
 				TH_LOG("\"%.40s\" accepted while %s was active",
 				       bad, self->names[i]);
-			ASSERT_EQ(0, active_scheduler(self->attr, active));
+			ASSERT_EQ(0, active_scheduler(self->disk, active));
 			EXPECT_STREQ(self->names[i], active)
 				TH_LOG("\"%.40s\" changed the scheduler", bad);
 		}

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers shared by the mq-cfq selftests: sysfs attributes of the disk
- * under test (IOSCHED_DISK) and making mq-cfq its scheduler.
+ * Helpers shared by the mq-cfq selftests: whether the disk under test
+ * (IOSCHED_DISK) can use mq-cfq, and timing.
  */
 #ifndef IOSCHED_MQ_CFQ_H
 #define IOSCHED_MQ_CFQ_H
@@ -16,52 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "iosched.h"
+
 #define CFQ_NAME	"mq-cfq"
-#define CFQ_NAME_LEN	32
-
-/* Read a sysfs attribute into @buf without its trailing newline. */
-static inline int cfq_read_attr(const char *path, char *buf, size_t len)
-{
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	if (n && buf[n - 1] == '\n')
-		buf[n - 1] = '\0';
-	return 0;
-}
-
-/* Write @val to @path in one write(); returns 0 or -errno. */
-static inline int cfq_write_attr(const char *path, const char *val)
-{
-	size_t len = strlen(val);
-	ssize_t n;
-	int fd, ret = 0;
-
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, len);
-	if (n < 0)
-		ret = -errno;
-	else if ((size_t)n != len)
-		ret = -EIO;
-	close(fd);
-	return ret;
-}
-
-/* /sys/block/<disk>/queue/scheduler into @path. */
-static inline void cfq_sched_attr(const char *disk, char *path, size_t len)
-{
-	snprintf(path, len, "/sys/block/%s/queue/scheduler", disk);
-}
+#define CFQ_NAME_LEN	IOSCHED_NAME_LEN
 
 /*
  * Whether the disk lists mq-cfq, and the active scheduler in @active.
@@ -69,43 +27,16 @@ static inline void cfq_sched_attr(const char *disk, char *path, size_t len)
  */
 static inline int cfq_available(const char *disk, char *active)
 {
-	char path[PATH_MAX], buf[512], *tok, *save = NULL;
-	int found = 0, ret;
+	char names[IOSCHED_MAX][IOSCHED_NAME_LEN];
+	int nr, i;
 
-	cfq_sched_attr(disk, path, sizeof(path));
-	ret = cfq_read_attr(path, buf, sizeof(buf));
-	if (ret)
-		return ret;
-	active[0] = '\0';
-	for (tok = strtok_r(buf, " ", &save); tok;
-	     tok = strtok_r(NULL, " ", &save)) {
-		size_t len = strlen(tok);
-
-		if (tok[0] == '[' && tok[len - 1] == ']') {
-			tok[len - 1] = '\0';
-			tok++;
-			snprintf(active, CFQ_NAME_LEN, "%s", tok);
-		}
-		if (!strcmp(tok, CFQ_NAME))
-			found = 1;
-	}
-	return found;
-}
-
-/* Make @name the scheduler of @disk; returns 0 or -errno. */
-static inline int cfq_select(const char *disk, const char *name)
-{
-	char path[PATH_MAX];
-
-	cfq_sched_attr(disk, path, sizeof(path));
-	return cfq_write_attr(path, name);
-}
-
-/* /sys/block/<disk>/queue/iosched/<name> into @path. */
-static inline void cfq_tunable_path(const char *disk, const char *name,
-				    char *path, size_t len)
-{
-	snprintf(path, len, "/sys/block/%s/queue/iosched/%s", disk, name);
+	nr = iosched_list(disk, names, active);
+	if (nr < 0)
+		return nr;
+	for (i = 0; i < nr; i++)
+		if (!strcmp(names[i], CFQ_NAME))
+			return 1;
+	return 0;
 }
 
 static inline double cfq_now(void)

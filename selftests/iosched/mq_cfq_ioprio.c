@@ -153,8 +153,8 @@ FIXTURE_SETUP(ioprio)
 	if (!ret)
 		SKIP(return, "the kernel has no %s (CONFIG_MQ_IOSCHED_CFQ)",
 		     CFQ_NAME);
-	ASSERT_EQ(0, cfq_select(self->disk, "none"));
-	ASSERT_EQ(0, cfq_select(self->disk, CFQ_NAME));
+	ASSERT_EQ(0, iosched_select(self->disk, "none"));
+	ASSERT_EQ(0, iosched_select(self->disk, CFQ_NAME));
 
 	self->sh = mmap(NULL, sizeof(*self->sh), PROT_READ | PROT_WRITE,
 			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -183,9 +183,9 @@ FIXTURE_TEARDOWN(ioprio)
 		}
 		munmap(self->sh, sizeof(*self->sh));
 	}
-	cfq_select(self->disk, "none");
+	iosched_select(self->disk, "none");
 	if (self->initial[0])
-		cfq_select(self->disk, self->initial);
+		iosched_select(self->disk, self->initial);
 }
 
 /* Start readers 0 and 1 together, and let them warm up. */
@@ -243,8 +243,8 @@ static int set_tunable(const char *disk, const char *name, const char *val)
 {
 	char path[PATH_MAX];
 
-	cfq_tunable_path(disk, name, path, sizeof(path));
-	return cfq_write_attr(path, val);
+	iosched_tunable_path(disk, name, path, sizeof(path));
+	return iosched_write_str(path, val);
 }
 
 /*

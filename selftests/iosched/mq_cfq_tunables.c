@@ -75,16 +75,16 @@ FIXTURE_SETUP(tunables)
 		SKIP(return, "the kernel has no %s (CONFIG_MQ_IOSCHED_CFQ)",
 		     CFQ_NAME);
 	/* Through "none", so that mq-cfq starts with its defaults. */
-	ASSERT_EQ(0, cfq_select(self->disk, "none"));
-	ASSERT_EQ(0, cfq_select(self->disk, CFQ_NAME));
+	ASSERT_EQ(0, iosched_select(self->disk, "none"));
+	ASSERT_EQ(0, iosched_select(self->disk, CFQ_NAME));
 }
 
 FIXTURE_TEARDOWN(tunables)
 {
 	/* A fresh instance of the scheduler the disk had, defaults and all. */
-	cfq_select(self->disk, "none");
+	iosched_select(self->disk, "none");
 	if (self->initial[0])
-		cfq_select(self->disk, self->initial);
+		iosched_select(self->disk, self->initial);
 }
 
 static void format_value(char *buf, size_t len, unsigned int value)
@@ -100,8 +100,8 @@ static int read_tunable(const char *disk, const struct tunable *t,
 {
 	char path[PATH_MAX];
 
-	cfq_tunable_path(disk, t->name, path, sizeof(path));
-	return cfq_read_attr(path, buf, len);
+	iosched_tunable_path(disk, t->name, path, sizeof(path));
+	return iosched_read_attr(path, buf, len);
 }
 
 static int write_tunable(const char *disk, const struct tunable *t,
@@ -109,8 +109,8 @@ static int write_tunable(const char *disk, const struct tunable *t,
 {
 	char path[PATH_MAX];
 
-	cfq_tunable_path(disk, t->name, path, sizeof(path));
-	return cfq_write_attr(path, val);
+	iosched_tunable_path(disk, t->name, path, sizeof(path));
+	return iosched_write_str(path, val);
 }
 
 static const struct tunable *tunable_named(const char *name)

@@ -123,8 +123,8 @@ FIXTURE_SETUP(writers)
 		TH_LOG("%s is too small for the writers and the reader",
 		       self->dev);
 
-	ASSERT_EQ(0, cfq_select(self->disk, "none"));
-	ASSERT_EQ(0, cfq_select(self->disk, CFQ_NAME));
+	ASSERT_EQ(0, iosched_select(self->disk, "none"));
+	ASSERT_EQ(0, iosched_select(self->disk, CFQ_NAME));
 
 	self->run = mmap(NULL, sizeof(*self->run), PROT_READ | PROT_WRITE,
 			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -141,8 +141,8 @@ FIXTURE_SETUP(writers)
 		struct sysctl_value *s = &self->sysctls[i];
 
 		sysctl_path(path, sizeof(path), s->name);
-		ASSERT_EQ(0, cfq_read_attr(path, s->saved, sizeof(s->saved)));
-		ASSERT_EQ(0, cfq_write_attr(path, s->value))
+		ASSERT_EQ(0, iosched_read_attr(path, s->saved, sizeof(s->saved)));
+		ASSERT_EQ(0, iosched_write_str(path, s->value))
 			TH_LOG("cannot set %s to %s", path, s->value);
 	}
 	/* Only records from now on. */
@@ -171,13 +171,13 @@ FIXTURE_TEARDOWN(writers)
 		if (!self->sysctls[i].saved[0])
 			continue;
 		sysctl_path(path, sizeof(path), self->sysctls[i].name);
-		cfq_write_attr(path, self->sysctls[i].saved);
+		iosched_write_str(path, self->sysctls[i].saved);
 	}
 	if (self->kmsg >= 0)
 		close(self->kmsg);
-	cfq_select(self->disk, "none");
+	iosched_select(self->disk, "none");
 	if (self->initial[0])
-		cfq_select(self->disk, self->initial);
+		iosched_select(self->disk, self->initial);
 }
 
 static void note_duration(struct worker *w, double start)

@@ -1,0 +1,75 @@
+# SPDX-License-Identifier: GPL-2.0
+# Tallying test results for scripts/test.sh and scripts/soak.sh: TAP
+# counts, guests that hang or print kernel reports, the closing line.
+# Source after qemu-lib.sh.
+# shellcheck shell=bash
+
+passed=0
+failed=0
+skipped=0
+step=0
+steps=0 # the caller sets how many steps it has
+start=$SECONDS
+
+# Add the leaf results of TAP file $2 under label $1; a file without any
+# result counts as one failure.
+count_tap()
+{
+	local label=$1 file=$2 p f s
+	read -r p f s < <(awk -f "$TOP/scripts/tap-count.awk" "$file")
+	if [ $((p + f + s)) = 0 ]; then
+		echo "  FAIL $label: no test results in $file" >&2
+		f=1
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+	skipped=$((skipped + s))
+	echo "    $label: $p passed, $f failed, $s skipped ($((SECONDS - start)) s so far)" >&2
+}
+
+# A guest that did not finish or printed a kernel report is one failure.
+guest_verdict()
+{
+	local name=$1
+	shift
+	if ! boot_guest "$name" "$@" || ! "$TOP/scripts/splats.sh" "$LOGS/$name.console"; then
+		failed=$((failed + 1))
+	fi
+}
+
+# Die unless each variable named is a positive whole number of seconds.
+check_seconds()
+{
+	local knob
+	for knob in "$@"; do
+		case "${!knob}" in
+		'' | *[!0-9]* | 0) die "$knob must be a positive whole number of seconds, not '${!knob}'" ;;
+		esac
+	done
+}
+
+# Seconds a kselftest may take that soaks for $1 s under each scheduler.
+soak_time_limit()
+{
+	local nr
+	nr=$(built_schedulers | tr ',' '\n' | wc -l)
+	echo $(((${1} + 150) * nr + 300))
+}
+
+next_step()
+{
+	step=$((step + 1))
+	say "[$step/$steps] $*"
+}
+
+# "N passed, N failed" (and skipped, if any); fails if anything failed.
+print_summary()
+{
+	echo "tests took $((SECONDS - start)) s; logs in ${LOGS#"$TOP"/}/" >&2
+	if [ "$skipped" -gt 0 ]; then
+		echo "$passed passed, $failed failed, $skipped skipped"
+	else
+		echo "$passed passed, $failed failed"
+	fi
+	[ "$failed" = 0 ]
+}

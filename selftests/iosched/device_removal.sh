@@ -1,0 +1,148 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Removing the disk under I/O, once under each scheduler: fio runs mixed
+# direct I/O, then the disk goes away (SCSI and ATA disks through
+# device/delete, NVMe and virtio by removing their PCI function, as a
+# hot-unplug does). fio must end with I/O errors within a bound instead
+# of hanging, the disk's debugfs directory (scheduler state included)
+# must be gone, and the disk must come back on a rescan. Runs last: the
+# disk may come back under another name.
+#
+# Environment: IOSCHED_DISK (e.g. "sda").
+
+DIR=$(dirname "$0")
+. "$DIR/../kselftest/ktap_helpers.sh"
+. "$DIR/iosched_lib.sh"
+
+DISK=${IOSCHED_DISK:-}
+LOG=/tmp/device_removal.$$.log
+FIO_GRACE=30
+RESCAN_WAIT=20
+
+# PCI function (0000:00:xx.y) that disk $1 sits behind.
+pci_function()
+{
+	readlink -f "/sys/block/$1" | tr '/' '\n' |
+		grep -E '^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-9]$' | tail -n 1
+}
+
+# SCSI host directory of disk $1, if it is a SCSI (or libata) disk.
+scsi_host()
+{
+	readlink -f "/sys/block/$1/device" | tr '/' '\n' | grep -E '^host[0-9]+$'
+}
+
+# The block device behind PCI function $1, once it is there.
+disk_behind()
+{
+	for d in /sys/block/*; do
+		case "$(readlink -f "$d")" in
+		*/"$1"/*)
+			echo "${d##*/}"
+			return 0
+			;;
+		esac
+	done
+	return 1
+}
+
+remove_disk()
+{
+	if [ -e "/sys/block/$1/device/delete" ]; then
+		echo 1 >"/sys/block/$1/device/delete"
+	else
+		echo 1 >"/sys/bus/pci/devices/$2/remove"
+	fi
+}
+
+# Bring the disk back (SCSI host $2 or PCI function $1); print its name.
+rescan_disk()
+{
+	if [ -n "$2" ] && [ -e "/sys/class/scsi_host/$2/scan" ]; then
+		echo "- - -" >"/sys/class/scsi_host/$2/scan"
+	else
+		echo 1 >/sys/bus/pci/rescan
+	fi
+	i=0
+	while [ $i -lt $((RESCAN_WAIT * 10)) ]; do
+		disk_behind "$1" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# Wait up to $2 seconds for process $1; fails if it is still running.
+wait_bounded()
+{
+	i=0
+	while kill -0 "$1" 2>/dev/null; do
+		[ $i -ge $(($2 * 10)) ] && return 1
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 0
+}
+
+# One result: remove $DISK under load with scheduler $1 and bring it back.
+remove_under_load()
+{
+	name="$DISK removed under I/O with $1"
+	fn=$(pci_function "$DISK")
+	host=$(scsi_host "$DISK")
+	fio --name=removal --filename="/dev/$DISK" --ioengine=libaio \
+		--direct=1 --iodepth=16 --rw=randrw --bs=16k --size=256M \
+		--time_based --runtime=120 >"$LOG" 2>&1 &
+	fio_pid=$!
+	sleep 2
+	remove_disk "$DISK" "$fn"
+	ok=1
+	if ! wait_bounded $fio_pid $FIO_GRACE; then
+		ktap_print_msg "fio still running ${FIO_GRACE}s after the removal"
+		kill -9 $fio_pid
+		ok=0
+	fi
+	wait $fio_pid && { ktap_print_msg "fio saw no error"; ok=0; }
+	if [ -e "/sys/block/$DISK" ]; then
+		ktap_print_msg "$DISK is still there after its removal"
+		ok=0
+	elif [ -d "/sys/kernel/debug/block/$DISK" ]; then
+		ktap_print_msg "debugfs block/$DISK outlived the disk"
+		ok=0
+	fi
+	if new=$(rescan_disk "$fn" "$host"); then
+		DISK=$new
+	else
+		ktap_print_msg "the disk did not come back within ${RESCAN_WAIT}s"
+		ok=0
+	fi
+	[ $ok -eq 1 ] || sed 's/^/# /' "$LOG" | tail -n 10
+	if [ $ok -eq 1 ]; then
+		ktap_test_pass "$name"
+	else
+		ktap_test_fail "$name"
+	fi
+	[ -e "/sys/block/$DISK" ]
+}
+
+if [ -z "$DISK" ] || [ ! -w "/sys/block/$DISK/queue/scheduler" ]; then
+	ktap_skip_all "IOSCHED_DISK does not name a disk with a scheduler"
+	exit "$KSFT_SKIP"
+fi
+
+ktap_print_header
+ktap_set_plan "$(schedulers "$DISK" | wc -w)"
+for s in $(schedulers "$DISK"); do
+	if [ ! -e "/sys/block/$DISK" ]; then
+		ktap_test_fail "$s: no disk left to remove"
+		continue
+	fi
+	if ! select_scheduler "$DISK" "$s"; then
+		ktap_test_fail "$DISK removed under I/O with $s (could not select it)"
+		continue
+	fi
+	remove_under_load "$s"
+done
+rm -f "$LOG"
+ktap_finished

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the iosched selftests: reading and writing sysfs
+ * attributes of the disk under test and choosing its I/O scheduler.
+ */
+#ifndef IOSCHED_IOSCHED_H
+#define IOSCHED_IOSCHED_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define IOSCHED_NAME_LEN	32
+#define IOSCHED_MAX		16
+
+/* Read a sysfs attribute into @buf without its trailing newline. */
+static inline int iosched_read_attr(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	if (n && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	return 0;
+}
+
+/* Write @len bytes of @val in one write(); returns 0 or -errno. */
+static inline int iosched_write_attr(const char *path, const char *val,
+				     size_t len)
+{
+	ssize_t n;
+	int fd, ret = 0;
+
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, len);
+	if (n < 0)
+		ret = -errno;
+	else if ((size_t)n != len)
+		ret = -EIO;
+	close(fd);
+	return ret;
+}
+
+static inline int iosched_write_str(const char *path, const char *val)
+{
+	return iosched_write_attr(path, val, strlen(val));
+}
+
+/* /sys/block/<disk>/queue/scheduler into @path. */
+static inline void iosched_sched_attr(const char *disk, char *path,
+				      size_t len)
+{
+	snprintf(path, len, "/sys/block/%s/queue/scheduler", disk);
+}
+
+/*
+ * Parse "none [mq-deadline] kyber" of @disk into @names and the active
+ * one (the bracketed name) into @active. Returns the number of names, or
+ * -errno.
+ */
+static inline int iosched_list(const char *disk,
+			       char names[][IOSCHED_NAME_LEN], char *active)
+{
+	char path[PATH_MAX], buf[4096], *tok, *save = NULL;
+	int nr = 0, ret;
+
+	iosched_sched_attr(disk, path, sizeof(path));
+	ret = iosched_read_attr(path, buf, sizeof(buf));
+	if (ret)
+		return ret;
+	active[0] = '\0';
+	for (tok = strtok_r(buf, "\n ", &save); tok && nr < IOSCHED_MAX;
+	     tok = strtok_r(NULL, "\n ", &save)) {
+		size_t len = strlen(tok);
+
+		if (tok[0] == '[' && tok[len - 1] == ']') {
+			tok[len - 1] = '\0';
+			tok++;
+			snprintf(active, IOSCHED_NAME_LEN, "%s", tok);
+		}
+		snprintf(names[nr++], IOSCHED_NAME_LEN, "%s", tok);
+	}
+	return nr;
+}
+
+/* Make @name the scheduler of @disk; returns 0 or -errno. */
+static inline int iosched_select(const char *disk, const char *name)
+{
+	char path[PATH_MAX];
+
+	iosched_sched_attr(disk, path, sizeof(path));
+	return iosched_write_str(path, name);
+}
+
+/* /sys/block/<disk>/queue/iosched/<name> into @path. */
+static inline void iosched_tunable_path(const char *disk, const char *name,
+					char *path, size_t len)
+{
+	snprintf(path, len, "/sys/block/%s/queue/iosched/%s", disk, name);
+}
+
+#endif /* IOSCHED_IOSCHED_H */
