@@ -8,22 +8,23 @@
 # DISKS="sata nvme" limits the disk kinds; VERIFY_SECONDS sets the length
 # of each scheduler's fio verify run (default 5), STORM_SECONDS that of
 # the verify run under scheduler switching every 100 ms (default 60),
-# SOAK_SECONDS that of the 64-thread soak per scheduler (default 60;
-# "make soak" runs the 10-minute one). Then the debug kernel
-# (configs/debug.config) on DEBUG_DISKS (default "scsi nvme"; empty: no
-# debug pass) with DEBUG_SECONDS (default 10) switch storm and soak.
-# DEBUG=1 runs everything on the debug kernel instead.
+# SOAK_SECONDS that of the 64-thread soak per scheduler (default 10, a
+# minute for the stock schedulers and mq-cfq;
+# "make soak" runs the 10-minute one). DEBUG_DISKS="scsi" adds a pass on
+# the debug kernel (configs/debug.config) for those disk kinds, with
+# DEBUG_SECONDS (default 10) switch storm and soak; DEBUG=1 runs every
+# stage on the debug kernel instead.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/scripts/qemu-lib.sh"
 . "$TOP/scripts/test-lib.sh"
 
 VERIFY_SECONDS=${VERIFY_SECONDS:-5}
 STORM_SECONDS=${STORM_SECONDS:-60}
-SOAK_SECONDS=${SOAK_SECONDS:-60}
+SOAK_SECONDS=${SOAK_SECONDS:-10}
 read -ra kinds <<<"${DISKS:-$(disk_kinds | tr '\n' ' ')}"
 check_disk_kinds "${kinds[@]}"
 # Disk kinds (empty: no debug pass) and run length of the debug pass.
-read -ra debug_kinds <<<"${DEBUG_DISKS-scsi nvme}"
+read -ra debug_kinds <<<"${DEBUG_DISKS:-}"
 [ "${DEBUG:-0}" = 1 ] && debug_kinds=()
 [ ${#debug_kinds[@]} = 0 ] || check_disk_kinds "${debug_kinds[@]}"
 DEBUG_SECONDS=${DEBUG_SECONDS:-10}

@@ -103,5 +103,6 @@ report_leaks()
 	echo scan >"$leaks"
 	sleep 6
 	echo scan >"$leaks"
+	echo "iosched-guest: kmemleak scanned, $(grep -c '^unreferenced object' "$leaks") unreferenced objects"
 	cat "$leaks"
 }
