@@ -10,8 +10,8 @@
 . "$TOP/scripts/kbuild-lib.sh"
 
 OUT=$BUILD/export
-TREE=$OUT/tree
-OBJ=$BUILD/obj-bisect
+TREE=$OUT/linux
+OBJ=$OUT/obj
 FRAGMENTS=("$TOP/configs/qemu.config")
 
 [ -d "$TREE/.pc" ] || die "no exported tree in ${TREE#"$TOP"/}; run scripts/export.sh first"

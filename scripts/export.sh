@@ -16,7 +16,9 @@ OUT=$BUILD/export
 OWNERS=$TOP/patches/added-files
 COVER=$TOP/patches/cover-letter
 MANIFEST=$BUILD/added-files.list
-CHECK_TREE=$OUT/tree
+# "linux" beside bisect.sh's "obj", as build/linux is beside build/obj: the
+# same relative paths let ccache reuse the development build's objects.
+CHECK_TREE=$OUT/linux
 
 # "tree-path patch" for every added file, from patches/added-files.
 owned_files()

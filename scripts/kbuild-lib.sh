@@ -4,8 +4,12 @@
 # it after lib.sh, with TREE, OBJ and FRAGMENTS set.
 # shellcheck shell=bash
 
+# ccache sees paths under BUILD as relative to the object directory, so
+# trees laid out alike (build/linux + build/obj, build/export/linux +
+# build/export/obj) share their cached objects.
 kmake()
 {
+	CCACHE_BASEDIR=$BUILD CCACHE_NOHASHDIR=1 \
 	make -C "$TREE" O="$OBJ" CC="ccache gcc" HOSTCC="ccache gcc" \
 		KBUILD_BUILD_TIMESTAMP="$LINUX_PKG_VERSION" \
 		KBUILD_BUILD_USER=iosched KBUILD_BUILD_HOST=qemu "$@"
