@@ -5,7 +5,7 @@
 #   DEBUG=1        build and boot the debug kernel (configs/debug.config)
 #   MEM            guest memory in MiB (default 1024)
 #   ACCEL          auto (default), kvm or tcg
-#   VERIFY_SECONDS length of each fio verify run in make test (default 5)
+#   VERIFY_SECONDS length of each fio verify run in make test (default 3)
 #   STORM_SECONDS  fio verify under scheduler switching (default 60)
 #   SOAK_SECONDS   soak per scheduler (make test 10, make soak 600)
 #   DEBUG_DISKS    make test: also run these disk kinds on the debug kernel

@@ -6,7 +6,7 @@
 # (oops, BUG, WARN, lockdep, ...) and any guest that did not finish.
 #
 # DISKS="sata nvme" limits the disk kinds; VERIFY_SECONDS sets the length
-# of each scheduler's fio verify run (default 5), STORM_SECONDS that of
+# of each scheduler's fio verify run (default 3), STORM_SECONDS that of
 # the verify run under scheduler switching every 100 ms (default 60),
 # SOAK_SECONDS that of the 64-thread soak per scheduler (default 10, a
 # minute for the stock schedulers and mq-cfq;
@@ -18,7 +18,7 @@
 . "$TOP/scripts/qemu-lib.sh"
 . "$TOP/scripts/test-lib.sh"
 
-VERIFY_SECONDS=${VERIFY_SECONDS:-5}
+VERIFY_SECONDS=${VERIFY_SECONDS:-3}
 STORM_SECONDS=${STORM_SECONDS:-60}
 SOAK_SECONDS=${SOAK_SECONDS:-10}
 read -ra kinds <<<"${DISKS:-$(disk_kinds | tr '\n' ' ')}"
