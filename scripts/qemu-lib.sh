@@ -202,6 +202,16 @@ accel_args()
 	fi
 }
 
+# Kernel parameters of the debug kernel: under TCG its KASAN and
+# kmemleak hooks make the ACPI interpreter take over 20 s for a PCI
+# rescan (nvme probe evaluating _PRT), which the soft-lockup watchdog
+# reports at its default 10 s threshold; 60 s keeps real lockups caught.
+debug_append()
+{
+	[ "${DEBUG:-0}" = 1 ] && echo "watchdog_thresh=60"
+	true
+}
+
 # run_qemu MODE "EXTRA-APPEND" SERIAL0 SERIAL1 KIND...
 # Boot the guest with the disks named; QEMU_PREFIX (an array) wraps it,
 # e.g. in a timeout.
@@ -217,7 +227,7 @@ run_qemu()
 	"${QEMU_PREFIX[@]}" qemu-system-x86_64 -machine pc $(accel_args) \
 		-smp 2 -m "$MEM" -nodefaults -no-reboot -display none \
 		-kernel "$(obj_dir)/arch/x86/boot/bzImage" -initrd "$INITRAMFS" \
-		-append "console=ttyS0 panic=-1 iosched.mode=$mode iosched.disks=$(disk_specs_param "$@") iosched.expect=$(built_schedulers) $extra" \
+		-append "console=ttyS0 panic=-1 iosched.mode=$mode iosched.disks=$(disk_specs_param "$@") iosched.expect=$(built_schedulers) $(debug_append) $extra" \
 		-serial "$serial0" -serial "$serial1" "${disks[@]}" "${QEMU_EXTRA[@]}"
 }
 
