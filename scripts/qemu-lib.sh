@@ -6,7 +6,6 @@
 DISKS_CONF=$TOP/qemu/disks.conf
 MEM=${MEM:-1024}
 DISK_SIZE=${DISK_SIZE:-1G}
-
 QEMU_EXTRA=()
 INITRAMFS=$BUILD/initramfs.cpio.gz
 

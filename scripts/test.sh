@@ -8,8 +8,7 @@
 # DISKS="sata nvme" limits the disk kinds; VERIFY_SECONDS sets the length
 # of each scheduler's fio verify run (default 3), STORM_SECONDS that of
 # the verify run under scheduler switching every 100 ms (default 60),
-# SOAK_SECONDS that of the 64-thread soak per scheduler (default 10, a
-# minute for the stock schedulers and mq-cfq;
+# SOAK_SECONDS that of the 64-thread soak per scheduler (default 10;
 # "make soak" runs the 10-minute one). DEBUG_DISKS="scsi" adds a pass on
 # the debug kernel (configs/debug.config) for those disk kinds, with
 # DEBUG_SECONDS (default 10) switch storm and soak; DEBUG=1 runs every
@@ -43,7 +42,6 @@ unittest_to_tap()
 	     / \.\.\. skipped/ { print "ok " ++n " " $1 " # SKIP"; next }
 	     END { print "1.." n }' "$1"
 }
-
 
 prepare_guest
 

@@ -29,7 +29,7 @@ switch_storm()
 	switches=0
 	while kill -0 "$1" 2>/dev/null; do
 		for s in $(schedulers "$DISK"); do
-			if ! echo "$s" >"/sys/block/$DISK/queue/scheduler"; then
+			if ! select_scheduler "$DISK" "$s"; then
 				ktap_print_msg "switching to $s failed"
 				failed=1
 			fi

@@ -22,7 +22,7 @@ select_scheduler()
 		[ "$(active_scheduler "$1")" = "$2" ]
 }
 
-# fio_verify DEV SECONDS LOG [FIO-OPTION...]
+# fio_verify DEV SECONDS LOG
 # Two jobs on disjoint halves of the first 256 MiB of /dev/DEV, mixed
 # random reads and writes of 4..64 KiB, every block checksummed
 # (crc32c) and verified as it goes, stopping at the first mismatch.
@@ -31,13 +31,11 @@ fio_verify()
 	dev=$1
 	secs=$2
 	log=$3
-	shift 3
 	fio --name=verify --filename="/dev/$dev" --ioengine=libaio \
 		--direct=1 --iodepth=16 --rw=randrw --bsrange=4k-64k \
 		--numjobs=2 --size=128M --offset_increment=128M \
 		--verify=crc32c --verify_backlog=512 --verify_fatal=1 \
-		--time_based --runtime="$secs" --group_reporting "$@" \
-		>"$log" 2>&1
+		--time_based --runtime="$secs" --group_reporting >"$log" 2>&1
 }
 
 # report_fio STATUS LOG NAME: one KTAP result from fio's exit status and
