@@ -8,7 +8,7 @@
 #   VERIFY_SECONDS length of each fio verify run in make test (default 3)
 #   STORM_SECONDS  fio verify under scheduler switching (default 60)
 #   SOAK_SECONDS   soak per scheduler (make test 10, make soak 600)
-#   DEBUG_DISKS    make test: also run these disk kinds on the debug kernel
+#   DEBUG_DISKS    make test: disk kinds of the debug pass (default scsi)
 #   QUICK=1 PROFILE CELLS SCHEDULERS REPS THREADS SECS   for make bench
 
 .PHONY: all run test soak bench shell check export build initramfs deps clean help

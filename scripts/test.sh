@@ -9,10 +9,10 @@
 # of each scheduler's fio verify run (default 3), STORM_SECONDS that of
 # the verify run under scheduler switching every 100 ms (default 60),
 # SOAK_SECONDS that of the 64-thread soak per scheduler (default 10;
-# "make soak" runs the 10-minute one). DEBUG_DISKS="scsi" adds a pass on
-# the debug kernel (configs/debug.config) for those disk kinds, with
-# DEBUG_SECONDS (default 10) switch storm and soak; DEBUG=1 runs every
-# stage on the debug kernel instead.
+# "make soak" runs the 10-minute one). Then the same stages run on the
+# debug kernel (configs/debug.config) for the disk kinds of DEBUG_DISKS
+# (default scsi; empty: no debug pass), with DEBUG_SECONDS (default 10)
+# switch storm and soak; DEBUG=1 runs every stage on the debug kernel.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/scripts/qemu-lib.sh"
 . "$TOP/scripts/test-lib.sh"
@@ -23,7 +23,7 @@ SOAK_SECONDS=${SOAK_SECONDS:-10}
 read -ra kinds <<<"${DISKS:-$(disk_kinds | tr '\n' ' ')}"
 check_disk_kinds "${kinds[@]}"
 # Disk kinds (empty: no debug pass) and run length of the debug pass.
-read -ra debug_kinds <<<"${DEBUG_DISKS:-}"
+read -ra debug_kinds <<<"${DEBUG_DISKS-scsi}"
 [ "${DEBUG:-0}" = 1 ] && debug_kinds=()
 [ ${#debug_kinds[@]} = 0 ] || check_disk_kinds "${debug_kinds[@]}"
 DEBUG_SECONDS=${DEBUG_SECONDS:-10}

@@ -23,13 +23,14 @@ TIMEOUTS=4
 REQUEUE_BUDGET=1000000
 
 # fio job whose blocks the timeout test writes and then reads back with
-# verify_only; the same options both times so the checksums match.
+# verify_only; the same options both times so the checksums match. 16 MiB
+# is 4096 I/Os, far more than the few it takes to inject the timeouts.
 timeout_job()
 {
 	dev=$1
 	shift
 	fio --name=timeouts --filename="/dev/$dev" --ioengine=libaio \
-		--direct=1 --iodepth=16 --rw=randwrite --bs=4k --size=64M \
+		--direct=1 --iodepth=16 --rw=randwrite --bs=4k --size=16M \
 		--randseed=4242 --verify=crc32c "$@" >"$LOG" 2>&1
 }
 
