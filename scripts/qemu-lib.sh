@@ -230,20 +230,43 @@ run_qemu()
 		-serial "$serial0" -serial "$serial1" "${disks[@]}" "${QEMU_EXTRA[@]}"
 }
 
+# Arguments of qemu/hotplug-relay.py for disk kinds $@: slot, -drive and
+# -device options of each disk that is a PCI function of its own.
+hotplug_disks()
+{
+	local kind args
+	for kind in "$@"; do
+		read -ra args <<<"$(disk_qemu_args "$kind")"
+		[ ${#args[@]} = 4 ] && echo "$(disk_field "$kind" 2) ${args[1]} ${args[3]}"
+	done
+	true
+}
+
 # boot_guest NAME MODE TIMEOUT "EXTRA-APPEND" KIND...
-# Console to $LOGS/NAME.console, TAP to $LOGS/NAME.tap. Fails if the guest
-# did not print its closing line (hang, panic, timeout), showing the tail.
+# Console to $LOGS/NAME.console, TAP to $LOGS/NAME.tap, the hotplug
+# relay's log to $LOGS/NAME.hotplug. Fails if the guest did not print its
+# closing line (hang, panic, timeout), showing the tail.
 boot_guest()
 {
-	local name=$1 mode=$2 limit=$3 extra=$4 status=0
+	local name=$1 mode=$2 limit=$3 extra=$4 status=0 relay relay_args
 	shift 4
 	local console=$LOGS/$name.console tap=$LOGS/$name.tap
-	mkdir -p "$LOGS"
+	local qmp=$BUILD/run/$name.qmp
+	mkdir -p "$LOGS" "$BUILD/run"
 	: >"$console"
 	: >"$tap"
+	rm -f "$qmp"
+	read -ra relay_args <<<"$(hotplug_disks "$@" | tr '\n' ' ')"
+	"$TOP/qemu/hotplug-relay.py" "$console" "$qmp" "${relay_args[@]}" \
+		>"$LOGS/$name.hotplug" 2>&1 &
+	relay=$!
 	QEMU_PREFIX=(timeout -k 10 "$limit")
-	run_qemu "$mode" "$extra" "file:$console" "file:$tap" "$@" \
+	local QEMU_EXTRA=("${QEMU_EXTRA[@]}" -qmp "unix:$qmp,server=on,wait=off")
+	run_qemu "$mode" "$extra iosched.hotplug=qmp" "file:$console" "file:$tap" "$@" \
 		>"$LOGS/$name.qemu" 2>&1 || status=$?
+	# It ends with QEMU's QMP socket; this covers a QEMU that never started.
+	kill "$relay" 2>/dev/null || true
+	wait "$relay" 2>/dev/null || true
 	grep -q 'iosched-guest: done' "$console" && return 0
 	if [ "$status" = 124 ]; then
 		echo "guest $name hung: no result after $limit s; last console lines:" >&2

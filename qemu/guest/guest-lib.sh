@@ -76,6 +76,7 @@ run_tests()
 	export IOSCHED_VERIFY_SECONDS="$(param verify_seconds)"
 	export IOSCHED_STORM_SECONDS="$(param storm_seconds)"
 	export IOSCHED_SOAK_SECONDS="$(param soak_seconds)"
+	export IOSCHED_HOTPLUG="$(param hotplug)"
 	tests=$(selected_tests)
 	limit=$(param test_timeout)
 	if [ -z "$tests" ]; then

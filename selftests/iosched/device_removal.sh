@@ -2,14 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Removing the disk under I/O, once under each scheduler: fio runs mixed
-# direct I/O, then the disk goes away (SCSI and ATA disks through
-# device/delete, NVMe and virtio by removing their PCI function, as a
-# hot-unplug does). fio must end with I/O errors within a bound instead
-# of hanging, the disk's debugfs directory (scheduler state included)
-# must be gone, and the disk must come back on a rescan. Runs last: the
-# disk may come back under another name.
+# direct I/O, then the disk goes away. SCSI and ATA disks go through
+# device/delete. An NVMe or virtio disk is a PCI function: under QEMU
+# (IOSCHED_HOTPLUG=qmp) the test asks the host, through a line in the
+# kernel log, to unplug it with device_del, which the guest sees as an
+# ACPI eject; elsewhere it removes the function through sysfs. fio must
+# end with I/O errors within a bound instead of hanging, the disk's
+# debugfs directory (scheduler state included) must be gone, and the disk
+# must come back (rescan, or replug by the host). Runs last: the disk may
+# come back under another name.
 #
-# Environment: IOSCHED_DISK (e.g. "sda").
+# Environment: IOSCHED_DISK (e.g. "sda"), IOSCHED_HOTPLUG ("qmp" when the
+# host relays hotplug requests to QEMU's monitor).
 
 DIR=$(dirname "$0")
 . "$DIR/../kselftest/ktap_helpers.sh"
@@ -17,8 +21,9 @@ DIR=$(dirname "$0")
 
 DISK=${IOSCHED_DISK:-}
 LOG=/tmp/device_removal.$$.log
+HOTPLUG=${IOSCHED_HOTPLUG:-}
 FIO_GRACE=30
-RESCAN_WAIT=20
+RESCAN_WAIT=60
 
 # PCI function (0000:00:xx.y) that disk $1 sits behind.
 pci_function()
@@ -47,10 +52,19 @@ disk_behind()
 	return 1
 }
 
+# Ask the host to unplug or replug ($1) the PCI function $2 (0000:00:s.f).
+hotplug_request()
+{
+	echo "iosched-hotplug: $1 ${2#0000:00:}" >/dev/kmsg
+}
+
+# Remove disk $1 (behind PCI function $2).
 remove_disk()
 {
 	if [ -e "/sys/block/$1/device/delete" ]; then
 		echo 1 >"/sys/block/$1/device/delete"
+	elif [ "$HOTPLUG" = qmp ]; then
+		hotplug_request unplug "$2"
 	else
 		echo 1 >"/sys/bus/pci/devices/$2/remove"
 	fi
@@ -61,28 +75,36 @@ rescan_disk()
 {
 	if [ -n "$2" ] && [ -e "/sys/class/scsi_host/$2/scan" ]; then
 		echo "- - -" >"/sys/class/scsi_host/$2/scan"
+	elif [ "$HOTPLUG" = qmp ]; then
+		hotplug_request replug "$1"
 	else
 		echo 1 >/sys/bus/pci/rescan
 	fi
-	i=0
-	while [ $i -lt $((RESCAN_WAIT * 10)) ]; do
-		disk_behind "$1" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
+	wait_until "$RESCAN_WAIT" disk_behind "$1"
 }
 
-# Wait up to $2 seconds for process $1; fails if it is still running.
-wait_bounded()
+# Run command $2... every 0.1 s until it succeeds, for up to $1 seconds.
+wait_until()
 {
-	i=0
-	while kill -0 "$1" 2>/dev/null; do
-		[ $i -ge $(($2 * 10)) ] && return 1
+	polls=$(($1 * 10))
+	shift
+	until "$@"; do
+		[ "$polls" -gt 0 ] || return 1
 		sleep 0.1
-		i=$((i + 1))
+		polls=$((polls - 1))
 	done
-	return 0
+}
+
+process_gone()
+{
+	! kill -0 "$1" 2>/dev/null
+}
+
+# The disk is gone once its sysfs directory is: a hot-unplug finishes
+# some time after the request.
+disk_gone()
+{
+	[ ! -e "/sys/block/$1" ]
 }
 
 # One result: remove $DISK under load with scheduler $1 and bring it back.
@@ -98,14 +120,14 @@ remove_under_load()
 	sleep 2
 	remove_disk "$DISK" "$fn"
 	ok=1
-	if ! wait_bounded $fio_pid $FIO_GRACE; then
+	if ! wait_until "$FIO_GRACE" process_gone $fio_pid; then
 		ktap_print_msg "fio still running ${FIO_GRACE}s after the removal"
 		kill -9 $fio_pid
 		ok=0
 	fi
 	wait $fio_pid && { ktap_print_msg "fio saw no error"; ok=0; }
-	if [ -e "/sys/block/$DISK" ]; then
-		ktap_print_msg "$DISK is still there after its removal"
+	if ! wait_until "$FIO_GRACE" disk_gone "$DISK"; then
+		ktap_print_msg "$DISK is still there ${FIO_GRACE}s after its removal"
 		ok=0
 	elif [ -d "/sys/kernel/debug/block/$DISK" ]; then
 		ktap_print_msg "debugfs block/$DISK outlived the disk"
