@@ -38,12 +38,15 @@ scsi_host()
 	readlink -f "/sys/block/$1/device" | tr '/' '\n' | grep -E '^host[0-9]+$'
 }
 
-# The block device behind PCI function $1, once it is there.
+# The block device behind PCI function $1, once it is there with its
+# /dev node: devtmpfs makes the node a moment after the sysfs entry, and
+# fio would lay out a regular file in its place.
 disk_behind()
 {
 	for d in /sys/block/*; do
 		case "$(readlink -f "$d")" in
 		*/"$1"/*)
+			[ -b "/dev/${d##*/}" ] || return 1
 			echo "${d##*/}"
 			return 0
 			;;
@@ -113,8 +116,9 @@ remove_under_load()
 	name="$DISK removed under I/O with $1"
 	fn=$(pci_function "$DISK")
 	host=$(scsi_host "$DISK")
-	fio --name=removal --filename="/dev/$DISK" --ioengine=libaio \
-		--direct=1 --iodepth=16 --rw=randrw --bs=16k --size=256M \
+	# allow_file_create=0: never a regular file in place of a lost node.
+	fio --name=removal --filename="/dev/$DISK" --allow_file_create=0 \
+		--ioengine=libaio --direct=1 --iodepth=16 --rw=randrw --bs=16k --size=256M \
 		--time_based --runtime=120 >"$LOG" 2>&1 &
 	fio_pid=$!
 	sleep 2
@@ -155,7 +159,7 @@ fi
 ktap_print_header
 ktap_set_plan "$(schedulers "$DISK" | wc -w)"
 for s in $(schedulers "$DISK"); do
-	if [ ! -e "/sys/block/$DISK" ]; then
+	if [ ! -b "/dev/$DISK" ]; then
 		ktap_test_fail "$s: no disk left to remove"
 		continue
 	fi
