@@ -39,6 +39,30 @@ static inline int cfq_available(const char *disk, char *active)
 	return 0;
 }
 
+/*
+ * The disk under test (IOSCHED_DISK) of an mq-cfq fixture: its name into
+ * @disk, its active scheduler into @initial. Returns 1 if mq-cfq can run
+ * on it, 0 if the test is to be skipped, -1 on error; @why says which.
+ */
+static inline int cfq_test_disk(char *disk, size_t len, char *initial,
+				const char **why)
+{
+	const char *name = getenv("IOSCHED_DISK");
+	int ret;
+
+	if (!name || !*name) {
+		*why = "IOSCHED_DISK names no disk";
+		return 0;
+	}
+	snprintf(disk, len, "%s", name);
+	ret = cfq_available(disk, initial);
+	if (ret < 0)
+		*why = "cannot read the schedulers of the disk";
+	else if (!ret)
+		*why = "the kernel has no " CFQ_NAME " (CONFIG_MQ_IOSCHED_CFQ)";
+	return ret < 0 ? -1 : ret;
+}
+
 static inline double cfq_now(void)
 {
 	struct timespec ts;

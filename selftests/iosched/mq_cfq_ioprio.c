@@ -141,18 +141,14 @@ static void stop_reader(struct __test_metadata *_metadata,
 
 FIXTURE_SETUP(ioprio)
 {
-	const char *disk = getenv("IOSCHED_DISK");
+	const char *why;
 	unsigned long long bytes;
 	int fd, ret;
 
-	if (!disk || !*disk)
-		SKIP(return, "IOSCHED_DISK names no disk");
-	snprintf(self->disk, sizeof(self->disk), "%s", disk);
-	ret = cfq_available(self->disk, self->initial);
-	ASSERT_LE(0, ret) TH_LOG("cannot read the schedulers of %s", disk);
+	ret = cfq_test_disk(self->disk, sizeof(self->disk), self->initial, &why);
+	ASSERT_LE(0, ret) TH_LOG("%s", why);
 	if (!ret)
-		SKIP(return, "the kernel has no %s (CONFIG_MQ_IOSCHED_CFQ)",
-		     CFQ_NAME);
+		SKIP(return, "%s", why);
 	ASSERT_EQ(0, iosched_select(self->disk, "none"));
 	ASSERT_EQ(0, iosched_select(self->disk, CFQ_NAME));
 
@@ -161,7 +157,7 @@ FIXTURE_SETUP(ioprio)
 	ASSERT_NE(MAP_FAILED, self->sh);
 	memset(self->sh, 0, sizeof(*self->sh));
 
-	snprintf(self->sh->dev, sizeof(self->sh->dev), "/dev/%s", disk);
+	snprintf(self->sh->dev, sizeof(self->sh->dev), "/dev/%s", self->disk);
 	fd = open(self->sh->dev, O_RDONLY);
 	ASSERT_LE(0, fd) TH_LOG("cannot open %s", self->sh->dev);
 	ASSERT_EQ(0, ioctl(fd, BLKGETSIZE64, &bytes));

@@ -63,17 +63,13 @@ FIXTURE(tunables) {
 
 FIXTURE_SETUP(tunables)
 {
-	const char *disk = getenv("IOSCHED_DISK");
+	const char *why;
 	int ret;
 
-	if (!disk || !*disk)
-		SKIP(return, "IOSCHED_DISK names no disk");
-	snprintf(self->disk, sizeof(self->disk), "%s", disk);
-	ret = cfq_available(self->disk, self->initial);
-	ASSERT_LE(0, ret) TH_LOG("cannot read the schedulers of %s", disk);
+	ret = cfq_test_disk(self->disk, sizeof(self->disk), self->initial, &why);
+	ASSERT_LE(0, ret) TH_LOG("%s", why);
 	if (!ret)
-		SKIP(return, "the kernel has no %s (CONFIG_MQ_IOSCHED_CFQ)",
-		     CFQ_NAME);
+		SKIP(return, "%s", why);
 	/* Through "none", so that mq-cfq starts with its defaults. */
 	ASSERT_EQ(0, iosched_select(self->disk, "none"));
 	ASSERT_EQ(0, iosched_select(self->disk, CFQ_NAME));

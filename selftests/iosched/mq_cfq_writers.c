@@ -99,22 +99,18 @@ FIXTURE_SETUP(writers)
 		{ .name = "check_interval_secs", .value = "1" },
 		{ .name = "warnings", .value = "-1" },	/* no limit */
 	};
-	const char *disk = getenv("IOSCHED_DISK");
+	const char *why;
 	char path[PATH_MAX];
 	unsigned int i;
 	int fd, ret;
 
 	self->kmsg = -1;
-	if (!disk || !*disk)
-		SKIP(return, "IOSCHED_DISK names no disk");
-	snprintf(self->disk, sizeof(self->disk), "%s", disk);
-	ret = cfq_available(self->disk, self->initial);
-	ASSERT_LE(0, ret) TH_LOG("cannot read the schedulers of %s", disk);
+	ret = cfq_test_disk(self->disk, sizeof(self->disk), self->initial, &why);
+	ASSERT_LE(0, ret) TH_LOG("%s", why);
 	if (!ret)
-		SKIP(return, "the kernel has no %s (CONFIG_MQ_IOSCHED_CFQ)",
-		     CFQ_NAME);
+		SKIP(return, "%s", why);
 
-	snprintf(self->dev, sizeof(self->dev), "/dev/%s", disk);
+	snprintf(self->dev, sizeof(self->dev), "/dev/%s", self->disk);
 	fd = open(self->dev, O_RDONLY);
 	ASSERT_LE(0, fd) TH_LOG("cannot open %s", self->dev);
 	ASSERT_EQ(0, ioctl(fd, BLKGETSIZE64, &self->bytes));
