@@ -9,10 +9,11 @@
 # of each scheduler's fio verify run (default 3), STORM_SECONDS that of
 # the verify run under scheduler switching every 100 ms (default 60),
 # SOAK_SECONDS that of the 64-thread soak per scheduler (default 10;
-# "make soak" runs the 10-minute one). Then the same stages run on the
-# debug kernel (configs/debug.config) for the disk kinds of DEBUG_DISKS
-# (default scsi; empty: no debug pass), with DEBUG_SECONDS (default 10)
-# switch storm and soak; DEBUG=1 runs every stage on the debug kernel.
+# "make soak" runs the 10-minute one). Then the kselftests of the disk
+# kinds of DEBUG_DISKS (default scsi; empty: no debug pass) and the
+# null_blk tests run on the debug kernel (configs/debug.config), with a
+# DEBUG_SECONDS (default 10) switch storm; DEBUG=1 runs every stage on
+# the debug kernel instead.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/scripts/qemu-lib.sh"
 . "$TOP/scripts/test-lib.sh"
@@ -32,7 +33,7 @@ check_seconds VERIFY_SECONDS STORM_SECONDS SOAK_SECONDS DEBUG_SECONDS
 # (on the first disk kind), not per disk kind.
 MACHINE_TESTS=nullb_faults.sh,soak.sh
 steps=$((6 + ${#kinds[@]}))
-[ ${#debug_kinds[@]} = 0 ] || steps=$((steps + 3 + ${#debug_kinds[@]}))
+[ ${#debug_kinds[@]} = 0 ] || steps=$((steps + 2 + ${#debug_kinds[@]}))
 
 # Python unittest's verbose log as TAP: one line per test.
 unittest_to_tap()
@@ -69,31 +70,46 @@ python3 -m unittest discover -s "$TOP/bench/report" -v >"$LOGS/report-unittest.l
 unittest_to_tap "$LOGS/report-unittest.log" >"$LOGS/report-unittest.tap"
 count_tap "bench report" "$LOGS/report-unittest.tap"
 
-# KUnit, the kselftests per disk kind, then the machine-wide tests, on the
-# kernel of $(obj_dir); logs and labels start with $1 ("" or "debug-").
-guest_stages()
+# The guest stages run on the kernel of $(obj_dir); logs and labels
+# start with a tag ("" or "debug-").
+kunit_stage()
 {
-	local tag=$1 kind limit
-	shift
-	next_step "${tag}KUnit suites ($(accel))"
-	guest_verdict "${tag}kunit" kunit 600 ""
-	count_tap "${tag}KUnit" "$LOGS/${tag}kunit.console"
+	next_step "${1}KUnit suites ($(accel))"
+	guest_verdict "${1}kunit" kunit 600 ""
+	count_tap "${1}KUnit" "$LOGS/${1}kunit.console"
+}
 
+# kind_stages TAG KIND...: the kselftests, one boot per disk kind.
+kind_stages()
+{
+	local tag=$1 kind
+	shift
 	for kind in "$@"; do
 		next_step "${tag}kselftests on $kind ($(disk_field "$kind" 3)), fio verify ${VERIFY_SECONDS}s per scheduler, ${STORM_SECONDS}s switch storm"
 		guest_verdict "${tag}test-$kind" test 2400 \
 			"kunit.enable=0 iosched.verify_seconds=$VERIFY_SECONDS iosched.storm_seconds=$STORM_SECONDS iosched.skip_tests=$MACHINE_TESTS" "$kind"
 		count_tap "$tag$kind" "$LOGS/${tag}test-$kind.tap"
 	done
-
-	next_step "${tag}null_blk requeues, timeouts and queue depth 1; ${SOAK_SECONDS}s 64-thread soak on $1; per scheduler"
-	limit=$(soak_time_limit "$SOAK_SECONDS")
-	guest_verdict "${tag}test-machine" test $((limit + 600)) \
-		"kunit.enable=0 iosched.verify_seconds=$VERIFY_SECONDS iosched.soak_seconds=$SOAK_SECONDS iosched.test_timeout=$limit iosched.only_tests=$MACHINE_TESTS" "$1"
-	count_tap "${tag}null_blk and soak" "$LOGS/${tag}test-machine.tap"
 }
 
-guest_stages "" "${kinds[@]}"
+# machine_stage TAG TESTS KIND: the tests that run once per machine
+# (comma-separated TESTS of $MACHINE_TESTS), booted with disk KIND.
+machine_stage()
+{
+	local tag=$1 tests=$2 kind=$3 limit what="null_blk requeues, timeouts and queue depth 1"
+	case ",$tests," in
+	*,soak.sh,*) what="$what; ${SOAK_SECONDS}s 64-thread soak on $kind" ;;
+	esac
+	next_step "$tag$what; per scheduler"
+	limit=$(soak_time_limit "$SOAK_SECONDS")
+	guest_verdict "${tag}test-machine" test $((limit + 600)) \
+		"kunit.enable=0 iosched.verify_seconds=$VERIFY_SECONDS iosched.soak_seconds=$SOAK_SECONDS iosched.test_timeout=$limit iosched.only_tests=$tests" "$kind"
+	count_tap "${tag}machine-wide tests" "$LOGS/${tag}test-machine.tap"
+}
+
+kunit_stage ""
+kind_stages "" "${kinds[@]}"
+machine_stage "" "$MACHINE_TESTS" "${kinds[0]}"
 
 next_step "benchmark harness smoke (disk model hdd, seed000 mmap cell, 5 s runs)"
 if CELLS=seed000-mmap-64k PROFILE=hdd THREADS=1,4 SECS=5 REPS=1 \
@@ -106,14 +122,15 @@ fi
 count_tap "bench smoke" "$LOGS/bench-smoke.tap"
 
 # The debug kernel (KASAN, lockdep, kmemleak, 30 s hung-task timeout) on
-# a reduced matrix and shorter runs; "make test DEBUG=1" runs it all.
+# a reduced matrix and shorter runs, without KUnit and the soak, to stay
+# within CI's time; "make test DEBUG=1" runs it all.
 if [ ${#debug_kinds[@]} -gt 0 ]; then
 	export DEBUG=1
 	STORM_SECONDS=$DEBUG_SECONDS
-	SOAK_SECONDS=$DEBUG_SECONDS
 	next_step "debug kernel (configs/debug.config): build"
 	prepare_guest
-	guest_stages debug- "${debug_kinds[@]}"
+	kind_stages debug- "${debug_kinds[@]}"
+	machine_stage debug- nullb_faults.sh "${debug_kinds[0]}"
 fi
 
 print_summary
