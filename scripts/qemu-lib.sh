@@ -43,7 +43,7 @@ check_disk_kinds()
 	local kind
 	for kind in "$@"; do
 		disk_kinds | grep -qx -- "$kind" ||
-			die "unknown disk kind '$kind' (valid: $(disk_kinds | tr '\n' ' '))"
+			die "unknown disk kind '$kind' (valid: $(disk_kinds | paste -sd ' '))"
 	done
 }
 
