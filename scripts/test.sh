@@ -10,10 +10,9 @@
 # the verify run under scheduler switching every 100 ms (default 60),
 # SOAK_SECONDS that of the 64-thread soak per scheduler (default 10;
 # "make soak" runs the 10-minute one). Then the kselftests of the disk
-# kinds of DEBUG_DISKS (default scsi; empty: no debug pass) and the
-# null_blk tests run on the debug kernel (configs/debug.config), with a
-# DEBUG_SECONDS (default 10) switch storm; DEBUG=1 runs every stage on
-# the debug kernel instead.
+# kinds of DEBUG_DISKS (default scsi; empty: no debug pass) run on the
+# debug kernel (configs/debug.config), with a DEBUG_SECONDS (default 10)
+# switch storm; DEBUG=1 runs every stage on the debug kernel instead.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/scripts/qemu-lib.sh"
 . "$TOP/scripts/test-lib.sh"
@@ -33,7 +32,7 @@ check_seconds VERIFY_SECONDS STORM_SECONDS SOAK_SECONDS DEBUG_SECONDS
 # (on the first disk kind), not per disk kind.
 MACHINE_TESTS=nullb_faults.sh,soak.sh
 steps=$((6 + ${#kinds[@]}))
-[ ${#debug_kinds[@]} = 0 ] || steps=$((steps + 2 + ${#debug_kinds[@]}))
+[ ${#debug_kinds[@]} = 0 ] || steps=$((steps + 1 + ${#debug_kinds[@]}))
 
 # Python unittest's verbose log as TAP: one line per test.
 unittest_to_tap()
@@ -122,15 +121,14 @@ fi
 count_tap "bench smoke" "$LOGS/bench-smoke.tap"
 
 # The debug kernel (KASAN, lockdep, kmemleak, 30 s hung-task timeout) on
-# a reduced matrix and shorter runs, without KUnit and the soak, to stay
-# within CI's time; "make test DEBUG=1" runs it all.
+# a reduced matrix, the kselftests of a disk kind with a shorter storm, to
+# stay within CI's time; "make test DEBUG=1" runs it all.
 if [ ${#debug_kinds[@]} -gt 0 ]; then
 	export DEBUG=1
 	STORM_SECONDS=$DEBUG_SECONDS
 	next_step "debug kernel (configs/debug.config): build"
 	prepare_guest
 	kind_stages debug- "${debug_kinds[@]}"
-	machine_stage debug- nullb_faults.sh "${debug_kinds[0]}"
 fi
 
 print_summary
