@@ -6,14 +6,10 @@
 
 # ccache sees paths under BUILD as relative to the object directory, so
 # trees laid out alike (build/linux + build/obj, build/export/linux +
-# build/export/obj) share their cached objects. The kernel also passes its
-# absolute source path in -fmacro-prefix-map, which only maps that path
-# away from the object: left out of the hash, so that a clone elsewhere
-# hits the cache without preprocessing.
+# build/export/obj) share their cached objects.
 kmake()
 {
 	CCACHE_BASEDIR=$BUILD CCACHE_NOHASHDIR=1 \
-	CCACHE_IGNOREOPTIONS='-fmacro-prefix-map=*' \
 	make -C "$TREE" O="$OBJ" CC="ccache gcc" HOSTCC="ccache gcc" \
 		KBUILD_BUILD_TIMESTAMP="$LINUX_PKG_VERSION" \
 		KBUILD_BUILD_USER=iosched KBUILD_BUILD_HOST=qemu "$@"
