@@ -69,16 +69,16 @@ python3 -m unittest discover -s "$TOP/bench/report" -v >"$LOGS/report-unittest.l
 unittest_to_tap "$LOGS/report-unittest.log" >"$LOGS/report-unittest.tap"
 count_tap "bench report" "$LOGS/report-unittest.tap"
 
-# The guest stages run on the kernel of $(obj_dir); logs and labels
-# start with a tag ("" or "debug-").
+# The guest stages run on the kernel of $(obj_dir).
 kunit_stage()
 {
-	next_step "${1}KUnit suites ($(accel))"
-	guest_verdict "${1}kunit" kunit 600 ""
-	count_tap "${1}KUnit" "$LOGS/${1}kunit.console"
+	next_step "KUnit suites ($(accel))"
+	guest_verdict kunit kunit 600 ""
+	count_tap KUnit "$LOGS/kunit.console"
 }
 
-# kind_stages TAG KIND...: the kselftests, one boot per disk kind.
+# kind_stages TAG KIND...: the kselftests, one boot per disk kind; logs
+# and labels start with TAG ("" or "debug-").
 kind_stages()
 {
 	local tag=$1 kind
@@ -91,24 +91,20 @@ kind_stages()
 	done
 }
 
-# machine_stage TAG TESTS KIND: the tests that run once per machine
-# (comma-separated TESTS of $MACHINE_TESTS), booted with disk KIND.
+# The tests that run once per machine, booted with disk kind $1.
 machine_stage()
 {
-	local tag=$1 tests=$2 kind=$3 limit what="null_blk requeues, timeouts and queue depth 1"
-	case ",$tests," in
-	*,soak.sh,*) what="$what; ${SOAK_SECONDS}s 64-thread soak on $kind" ;;
-	esac
-	next_step "$tag$what; per scheduler"
+	local limit
+	next_step "null_blk requeues, timeouts and queue depth 1; ${SOAK_SECONDS}s 64-thread soak on $1; per scheduler"
 	limit=$(soak_time_limit "$SOAK_SECONDS")
-	guest_verdict "${tag}test-machine" test $((limit + 600)) \
-		"kunit.enable=0 iosched.verify_seconds=$VERIFY_SECONDS iosched.soak_seconds=$SOAK_SECONDS iosched.test_timeout=$limit iosched.only_tests=$tests" "$kind"
-	count_tap "${tag}machine-wide tests" "$LOGS/${tag}test-machine.tap"
+	guest_verdict test-machine test $((limit + 600)) \
+		"kunit.enable=0 iosched.verify_seconds=$VERIFY_SECONDS iosched.soak_seconds=$SOAK_SECONDS iosched.test_timeout=$limit iosched.only_tests=$MACHINE_TESTS" "$1"
+	count_tap "null_blk and soak" "$LOGS/test-machine.tap"
 }
 
-kunit_stage ""
+kunit_stage
 kind_stages "" "${kinds[@]}"
-machine_stage "" "$MACHINE_TESTS" "${kinds[0]}"
+machine_stage "${kinds[0]}"
 
 next_step "benchmark harness smoke (disk model hdd, seed000 mmap cell, 5 s runs)"
 if CELLS=seed000-mmap-64k PROFILE=hdd THREADS=1,4 SECS=5 REPS=1 \
