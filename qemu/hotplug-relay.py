@@ -69,6 +69,12 @@ class Qmp:
     def pending(self):
         return b"\n" in self.buf
 
+    def poll(self, seconds=0.2):
+        """Take in what QEMU sent within @seconds; False once it has gone."""
+        if self.pending() or select.select([self], [], [], seconds)[0]:
+            return self.read_message() is not None
+        return True
+
     def command(self, name, **args):
         self.sock.sendall(json.dumps({"execute": name, "arguments": args}).encode() + b"\n")
         while True:
@@ -94,9 +100,8 @@ class Qmp:
         while dev_id not in self.deleted:
             if time.monotonic() > deadline:
                 raise RuntimeError(f"{dev_id} not deleted after {DELETE_SECONDS}s")
-            if self.pending() or select.select([self], [], [], 0.2)[0]:
-                if self.read_message() is None:
-                    raise SystemExit("QEMU closed the QMP socket")
+            if not self.poll():
+                raise SystemExit("QEMU closed the QMP socket")
 
 
 def option(opts, name):
@@ -132,9 +137,8 @@ def main(argv):
     partial = b""
     with open(console, "rb") as con:
         while True:
-            if qmp.pending() or select.select([qmp], [], [], 0.2)[0]:
-                if qmp.read_message() is None:
-                    return
+            if not qmp.poll():
+                return
             # Whole lines only: a request may arrive in two pieces.
             *lines, partial = (partial + con.read()).split(b"\n")
             for found in map(REQUEST.search, lines):
