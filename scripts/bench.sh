@@ -28,13 +28,16 @@ cells() { awk '!/^#/ && NF { print $1 }' "$CELLS_CONF"; }
 # 8 bs, 9 secs, 10 quick threads).
 cell_field() { awk -v c="$1" -v f="$2" '$1 == c { print $f }' "$CELLS_CONF"; }
 
-# Scheduler labels: every built scheduler, plus bfq without low_latency.
+# Scheduler labels: every built scheduler, plus bfq without low_latency
+# and mq-deadline with the stock readahead algorithm (mq-deadline-rastock;
+# every other label runs the series' adaptive readahead).
 scheduler_labels()
 {
 	local s
 	for s in $(words "$(built_schedulers)"); do
 		echo "$s"
 		[ "$s" = bfq ] && echo bfq-lowlat0
+		[ "$s" = mq-deadline ] && echo mq-deadline-rastock
 	done
 	return 0
 }

@@ -386,6 +386,29 @@ TARGETS = (
      (("nullb_iops", 0.9, "mq-deadline"), ("nullb_iops", 2.0, "bfq"))),
 )
 
+# The readahead targets (issue 5), in the same form: the series' adaptive
+# readahead (under mq-deadline) against the stock algorithm in the same
+# boot, mq-deadline-rastock; judged only in runs that have that label.
+RA_CANDIDATE = "mq-deadline"
+RA_STOCK = "mq-deadline-rastock"
+RA_TARGETS = (
+    ("R10", "seed002-rand16k", "hdd", None,
+     (("reader_kbps", 0.98, RA_STOCK),)),
+    ("R10", "seed002-rand512k", "hdd", None,
+     (("reader_kbps", 0.98, RA_STOCK),)),
+    ("R11", "seed002-seq16k", "hdd", (16, 64),
+     (("reader_kbps", 1.5, RA_STOCK),)),
+    ("R12", "seed002-seq16k", "hdd", (1,),
+     (("reader_kbps", 0.98, RA_STOCK),)),
+    ("R14", "seed002-squeeze", "hdd", None,
+     (("reader_kbps", 1.0, RA_STOCK),)),
+)
+
+# Each set of targets: its candidate, the label a run needs for the set
+# to be judged, and the targets.
+TARGET_SETS = ((CANDIDATE, CANDIDATE, TARGETS),
+               (RA_CANDIDATE, RA_STOCK, RA_TARGETS))
+
 
 class NotApplicable(Exception):
     """A condition this run cannot judge; the message says why."""
@@ -423,12 +446,12 @@ def verdict(measured, required, lower_better):
     return MET if within else MISSED
 
 
-def measure(info, metric, factor, against, threads):
+def measure(info, candidate, metric, factor, against, threads):
     """The candidate's value (and ratio) for one condition at one row."""
     stats = row_stats(info, metric, threads)
-    if CANDIDATE not in stats:
-        raise NotApplicable(f"{CANDIDATE} not measured")
-    value = stats[CANDIDATE]["mean"]
+    if candidate not in stats:
+        raise NotApplicable(f"{candidate} not measured")
+    value = stats[candidate]["mean"]
     lower_better = is_lower_better(metric)
     if against == LIMIT:
         return {"value": value,
@@ -438,12 +461,13 @@ def measure(info, metric, factor, against, threads):
             "verdict": verdict(value / base, factor, lower_better)}
 
 
-def judge(info, metric, factor, against, threads):
+def judge(info, candidate, metric, factor, against, threads):
     """One condition at one thread count, with its verdict."""
     check = {"metric": metric, "threads": threads, "factor": factor,
              "against": against}
     try:
-        check.update(measure(info, metric, factor, against, threads))
+        check.update(measure(info, candidate, metric, factor, against,
+                             threads))
     except NotApplicable as why:
         check.update(verdict=NOT_APPLICABLE, reason=str(why))
     return check
@@ -457,12 +481,12 @@ def wanted_threads(info, threads):
     return [row["threads"] for row in info["rows"]] if info else [None]
 
 
-def target_checks(cell, threads, conditions):
+def target_checks(cell, candidate, threads, conditions):
     """Each condition at each wanted thread count."""
     checks = []
     for metric, factor, against in conditions:
         info = cell["metrics"].get(metric)
-        checks += [judge(info, metric, factor, against, count)
+        checks += [judge(info, candidate, metric, factor, against, count)
                    for count in wanted_threads(info, threads)]
     return checks
 
@@ -476,12 +500,10 @@ def overall_verdict(checks):
     return MET
 
 
-def evaluate_targets(cells):
-    """Every target's verdict for the candidate; [] if it did not run."""
-    if not any(CANDIDATE in cell["schedulers"] for cell in cells):
-        return []
+def evaluate_target_set(cells, candidate, targets):
+    """Every target's verdict for @candidate."""
     results = []
-    for target, name, profile, threads, conditions in TARGETS:
+    for target, name, profile, threads, conditions in targets:
         entry = {"target": target, "cell": name, "profile": profile}
         matching = [cell for cell in cells
                     if cell["cell"] == name and cell["profile"] == profile]
@@ -489,9 +511,18 @@ def evaluate_targets(cells):
             results.append(dict(entry, verdict=NOT_APPLICABLE, checks=[],
                                 reason="cell not in this run"))
         for cell in matching:
-            checks = target_checks(cell, threads, conditions)
+            checks = target_checks(cell, candidate, threads, conditions)
             results.append(dict(entry, verdict=overall_verdict(checks),
                                 checks=checks))
+    return results
+
+
+def evaluate_targets(cells):
+    """The verdicts of each target set whose label ran; [] if none did."""
+    results = []
+    for candidate, needed, targets in TARGET_SETS:
+        if any(needed in cell["schedulers"] for cell in cells):
+            results += evaluate_target_set(cells, candidate, targets)
     return results
 
 
@@ -769,7 +800,9 @@ def targets_section(targets):
     return [f"## Targets: {CANDIDATE} against the stock schedulers of "
             "this run", "",
             "Ratios of means over repetitions; best stock: the best of "
-            f"{', '.join(STOCK)} at that thread count.", ""] + [
+            f"{', '.join(STOCK)} at that thread count. R targets: "
+            f"{RA_CANDIDATE} with the adaptive readahead against "
+            f"{RA_STOCK}, the stock readahead, in the same boot.", ""] + [
                 f"- {target_line(result)}" for result in targets] + [""]
 
 

@@ -309,6 +309,38 @@ def targets_of(records):
     return {(r["target"], r["profile"]): r for r in results}
 
 
+class ReadaheadTargets(unittest.TestCase):
+    """Adaptive readahead against the stock algorithm of the same run."""
+
+    @staticmethod
+    def seq_records(kbps_by_threads):
+        return [record for threads, (adaptive, stock) in
+                kbps_by_threads.items()
+                for record in target_records(
+                    "seed002-seq16k", threads,
+                    {"mq-deadline": {"reader_kbps": adaptive},
+                     "mq-deadline-rastock": {"reader_kbps": stock}})]
+
+    def test_judged_against_the_stock_algorithm(self):
+        results = targets_of(self.seq_records(
+            {1: (99000, 100000), 16: (60000, 40000), 64: (50000, 40000)}))
+        self.assertEqual(results[("R12", "hdd")]["verdict"], "met")
+        r11 = results[("R11", "hdd")]
+        self.assertEqual([(c["threads"], c["verdict"]) for c in
+                          r11["checks"]], [(16, "met"), (64, "missed")])
+        self.assertEqual(r11["checks"][1]["reference"],
+                         "mq-deadline-rastock")
+        self.assertAlmostEqual(r11["checks"][1]["ratio"], 1.25)
+        self.assertEqual(results[("R10", "hdd")]["reason"],
+                         "cell not in this run")
+
+    def test_not_judged_without_the_stock_label(self):
+        records = [r for r in self.seq_records({16: (60000, 40000)})
+                   if r["scheduler"] == "mq-deadline"]
+        self.assertFalse(any(key[0].startswith("R")
+                             for key in targets_of(records)))
+
+
 class Targets(unittest.TestCase):
     """mq-cfq's targets against the stock schedulers of the same run."""
 

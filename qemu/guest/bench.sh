@@ -32,21 +32,40 @@ make_filesystem()
 		"/dev/$1" >&2 && mkdir -p "$MNT" && mount -t ext4 "/dev/$1" "$MNT"
 }
 
-# Scheduler labels: a scheduler's name, or NAME-TUNABLEVALUE for a
-# variant (bfq-lowlat0: bfq with low_latency=0).
+# The readahead algorithm (adaptive or stock) for every file in the guest.
+RA_KNOB=/sys/kernel/mm/readahead/algorithm
+select_readahead()
+{
+	if [ ! -e "$RA_KNOB" ]; then
+		[ "$1" = adaptive ] && return 0
+		echo "bench: $RA_KNOB is missing, cannot select $1 readahead" >&2
+		return 1
+	fi
+	echo "$1" >"$RA_KNOB"
+}
+
+# Scheduler labels: a scheduler's name, or a variant: bfq-lowlat0 (bfq
+# with low_latency=0), mq-deadline-rastock (mq-deadline with the stock
+# readahead algorithm). Every other label reads ahead with the kernel's
+# default, adaptive, algorithm.
 select_scheduler()
 {
 	dev=$1
 	label=$2
+	readahead=adaptive
 	case "$label" in
 	bfq-lowlat0)
 		echo bfq >"/sys/block/$dev/queue/scheduler" &&
 			echo 0 >"/sys/block/$dev/queue/iosched/low_latency"
 		;;
+	mq-deadline-rastock)
+		readahead=stock
+		echo mq-deadline >"/sys/block/$dev/queue/scheduler"
+		;;
 	*)
 		echo "$label" >"/sys/block/$dev/queue/scheduler"
 		;;
-	esac
+	esac && select_readahead "$readahead"
 }
 
 dev=$(bench_device) || { echo "bench: no device under test" >&2; exit 1; }
