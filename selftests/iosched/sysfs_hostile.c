@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Hostile input to every writable tunable of every I/O scheduler the disk
- * lists (queue/iosched/) and to the readahead knob (queue/read_ahead_kb):
+ * lists (queue/iosched/) and to the readahead knobs (queue/read_ahead_kb,
+ * /sys/kernel/mm/readahead/algorithm):
  * malformed numbers, whitespace and newline variants, overflow and
  * very long strings are refused with an error and leave the value as it
  * was; a negative or 2^32 is either refused or stored as written, never
@@ -214,6 +215,11 @@ TEST_F(hostile, readahead_knob)
 	snprintf(path, sizeof(path), "/sys/block/%s/queue/read_ahead_kb",
 		 self->disk);
 	attack(_metadata, path);
+}
+
+TEST_F(hostile, readahead_algorithm)
+{
+	attack(_metadata, "/sys/kernel/mm/readahead/algorithm");
 }
 
 TEST_HARNESS_MAIN

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Window sizing of the adaptive readahead algorithm (mm/readahead.c).
+ * Pure functions of page counts, so that KUnit can check every rule.
+ */
+#ifndef _MM_READAHEAD_WINDOW_H
+#define _MM_READAHEAD_WINDOW_H
+
+#include <linux/log2.h>
+#include <linux/minmax.h>
+
+/**
+ * DOC: Adaptive readahead window sizing
+ *
+ * The adaptive algorithm (``/sys/kernel/mm/readahead/algorithm``) sizes every
+ * readahead window of a stream with the functions of this file; all sizes
+ * are in pages.
+ *
+ * Start: the first window of a stream is the request rounded up to a power
+ * of two, four times that while it is small next to the maximum, twice that
+ * while it is at most a quarter of it, else the maximum.
+ *
+ * Growth: when the reader reaches the first page of a window, the next window
+ * is issued, four times as large while the window is below 1/16 of the
+ * maximum, then twice as large, up to the maximum.  The window being read and
+ * the one ahead of it thus always overlap, and a stream reads at least one
+ * window ahead of itself.
+ *
+ * Maximum: stock readahead stops at read_ahead_kb.  Competing sequential
+ * streams on a disk that seeks pay one seek per window, so the adaptive
+ * algorithm lets a window grow on to %RA_GROWTH_LIMIT times read_ahead_kb,
+ * but never past the largest request the device takes (max_sectors_kb) and
+ * never past 1/2^%RA_MEMORY_SHARE_SHIFT of the memory that is available:
+ * sixty-four streams with two windows each then hold at most half of it.
+ * read_ahead_kb of 0 still turns readahead off.
+ *
+ * Cache hits: pages of a window that are already cached are not read.  The
+ * window is accounted as the pages it really read, so the next window grows
+ * from that.  A window that is cached entirely ends readahead for the stream:
+ * no readahead mark is set, so the stream costs no page cache lookups for
+ * readahead until a read misses the cache and starts a new window.
+ *
+ * Thrashing: when a reader going sequentially misses the page cache inside
+ * the window it is reading or the one ahead of it, pages that readahead
+ * brought in were evicted before they were used.  The next window is cut to
+ * the pages the reader consumed since the window was issued, never below
+ * the request: readahead shrinks rather than stopping, since stopping it is
+ * what made random reads collapse in an earlier rework.  Only a sequential
+ * reader can thrash; a random reader never gets a readahead window from this.
+ */
+
+/* How far past read_ahead_kb an adaptive window may grow. */
+#define RA_GROWTH_LIMIT		8
+/* A window takes at most 1/256 of the available memory. */
+#define RA_MEMORY_SHARE_SHIFT	8
+
+/**
+ * ra_window_initial - the first window of a stream
+ * @req: pages of the read that starts the stream
+ * @max: the largest window, at least @req
+ */
+static inline unsigned long ra_window_initial(unsigned long req,
+					      unsigned long max)
+{
+	unsigned long size = roundup_pow_of_two(req);
+
+	if (size <= max / 32)
+		return 4 * size;
+	if (size <= max / 4)
+		return 2 * size;
+	return max;
+}
+
+/**
+ * ra_window_next - the window that follows one of @cur pages
+ * @cur: pages of the window the reader has reached
+ * @max: the largest window
+ */
+static inline unsigned long ra_window_next(unsigned long cur,
+					   unsigned long max)
+{
+	if (cur < max / 16)
+		return 4 * cur;
+	if (cur <= max / 2)
+		return 2 * cur;
+	return max;
+}
+
+/**
+ * ra_window_max - the largest adaptive window of a stream
+ * @ra_pages: read_ahead_kb in pages (0: readahead is off)
+ * @io_pages: the largest request of the device, in pages
+ * @avail_pages: the memory available for the page cache, in pages
+ */
+static inline unsigned long ra_window_max(unsigned long ra_pages,
+					  unsigned long io_pages,
+					  unsigned long avail_pages)
+{
+	unsigned long max = min(RA_GROWTH_LIMIT * ra_pages, io_pages);
+
+	max = min(max, avail_pages >> RA_MEMORY_SHARE_SHIFT);
+	return max(max, ra_pages);
+}
+
+/**
+ * ra_window_after_hits - what a window counts for once its hits are known
+ * @size: pages of the window
+ * @hits: pages of it that were already in the page cache
+ * @req: pages of the read that issued it
+ *
+ * Return: 0 when the whole window was cached (the stream stops reading
+ * ahead), else the pages it read, but not fewer than @req.
+ */
+static inline unsigned long ra_window_after_hits(unsigned long size,
+						 unsigned long hits,
+						 unsigned long req)
+{
+	if (hits >= size)
+		return 0;
+	return max(size - hits, min(req, size));
+}
+
+/**
+ * ra_window_thrashed - whether a cache miss means readahead pages were lost
+ * @start: first page of the stream's last window
+ * @size: pages of that window (0: the stream has no window)
+ * @index: the page that missed
+ * @sequential: whether the read that missed continues the previous one
+ *
+ * The window ahead spans [@start, @start + @size); the window the reader is
+ * in is just before it and no larger, so one window length before @start is
+ * still this stream's readahead.
+ */
+static inline bool ra_window_thrashed(unsigned long start, unsigned long size,
+				      unsigned long index, bool sequential)
+{
+	if (!sequential || !size)
+		return false;
+	return index < start + size && index + size >= start;
+}
+
+/**
+ * ra_window_after_thrash - the window of a stream that lost readahead pages
+ * @start: first page of the stream's last window
+ * @size: pages of that window
+ * @index: the page that missed
+ * @req: pages of the read that missed, at least 1
+ *
+ * A miss in the window ahead means the reader consumed @index - @start of
+ * its pages; a miss in the window before it, taken as half of the last one
+ * (the usual growth), counts from that window's first page.
+ *
+ * Return: the pages consumed, but not fewer than @req (never 0).
+ */
+static inline unsigned long ra_window_after_thrash(unsigned long start,
+						   unsigned long size,
+						   unsigned long index,
+						   unsigned long req)
+{
+	unsigned long from = index >= start ? start : start - min(start, size / 2);
+
+	return max(index >= from ? index - from : 0, req);
+}
+
+#endif /* _MM_READAHEAD_WINDOW_H */

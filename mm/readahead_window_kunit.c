@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of the adaptive readahead window sizing (readahead_window.h).
+ * Sizes are in pages; 32 pages is the default read_ahead_kb of 128 KiB.
+ */
+#include <kunit/test.h>
+
+#include "readahead_window.h"
+
+/* The initial window comes from the request and never undercuts it. */
+static void ra_window_initial_from_request(struct kunit *test)
+{
+	unsigned long max, req;
+
+	KUNIT_EXPECT_EQ(test, 4UL, ra_window_initial(1, 32));
+	KUNIT_EXPECT_EQ(test, 8UL, ra_window_initial(4, 32));
+	KUNIT_EXPECT_EQ(test, 16UL, ra_window_initial(5, 32));
+	KUNIT_EXPECT_EQ(test, 32UL, ra_window_initial(9, 32));
+	KUNIT_EXPECT_EQ(test, 32UL, ra_window_initial(16, 256));
+
+	for (max = 1; max <= 1024; max *= 2) {
+		for (req = 1; req <= max; req++) {
+			unsigned long size = ra_window_initial(req, max);
+
+			KUNIT_EXPECT_GE_MSG(test, size, req, "req %lu max %lu",
+					    req, max);
+			KUNIT_EXPECT_LE_MSG(test, size, max, "req %lu max %lu",
+					    req, max);
+		}
+	}
+}
+
+/* Growth is exponential, four-fold while small, and stops at the maximum. */
+static void ra_window_grows_to_max(struct kunit *test)
+{
+	unsigned long size = 4, steps = 0;
+
+	KUNIT_EXPECT_EQ(test, 16UL, ra_window_next(4, 256));
+	KUNIT_EXPECT_EQ(test, 128UL, ra_window_next(64, 256));
+	KUNIT_EXPECT_EQ(test, 256UL, ra_window_next(128, 256));
+	KUNIT_EXPECT_EQ(test, 256UL, ra_window_next(256, 256));
+	KUNIT_EXPECT_EQ(test, 256UL, ra_window_next(200, 256));
+
+	while (size < 320 && steps++ < 16) {
+		unsigned long next = ra_window_next(size, 320);
+
+		KUNIT_EXPECT_GT(test, next, size);
+		size = next;
+	}
+	KUNIT_EXPECT_EQ(test, 320UL, size);
+	KUNIT_EXPECT_LE(test, steps, 5UL);
+	KUNIT_EXPECT_EQ(test, 320UL, ra_window_next(size, 320));
+}
+
+/* The adaptive maximum: past read_ahead_kb, within device and memory. */
+static void ra_window_max_bounds(struct kunit *test)
+{
+	const unsigned long plenty = 1UL << 30;
+
+	/* Bounded by the growth limit, then by the device's request size. */
+	KUNIT_EXPECT_EQ(test, RA_GROWTH_LIMIT * 32UL,
+			ra_window_max(32, 1024, plenty));
+	KUNIT_EXPECT_EQ(test, 160UL, ra_window_max(32, 160, plenty));
+	/* 256 MiB available allows 1 MiB: 256 pages. */
+	KUNIT_EXPECT_EQ(test, 256UL, ra_window_max(128, 1024, 65536));
+	/* Never below read_ahead_kb, whatever the memory or the device. */
+	KUNIT_EXPECT_EQ(test, 32UL, ra_window_max(32, 1024, 0));
+	KUNIT_EXPECT_EQ(test, 32UL, ra_window_max(32, 8, plenty));
+	/* read_ahead_kb 0 keeps readahead off. */
+	KUNIT_EXPECT_EQ(test, 0UL, ra_window_max(0, 1024, plenty));
+}
+
+/* Hits shrink the window to what it read; a cached window ends it. */
+static void ra_window_decays_on_hits(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, 64UL, ra_window_after_hits(64, 0, 4));
+	KUNIT_EXPECT_EQ(test, 48UL, ra_window_after_hits(64, 16, 4));
+	KUNIT_EXPECT_EQ(test, 4UL, ra_window_after_hits(64, 63, 4));
+	KUNIT_EXPECT_EQ(test, 0UL, ra_window_after_hits(64, 64, 4));
+	KUNIT_EXPECT_EQ(test, 0UL, ra_window_after_hits(64, 80, 4));
+	/* A request larger than the window is the window. */
+	KUNIT_EXPECT_EQ(test, 8UL, ra_window_after_hits(8, 4, 16));
+}
+
+/* Only a sequential miss within the stream's last two windows thrashes. */
+static void ra_window_detects_thrash(struct kunit *test)
+{
+	/* Window ahead: pages 1000..1063, the one being read before it. */
+	KUNIT_EXPECT_TRUE(test, ra_window_thrashed(1000, 64, 1000, true));
+	KUNIT_EXPECT_TRUE(test, ra_window_thrashed(1000, 64, 1063, true));
+	KUNIT_EXPECT_TRUE(test, ra_window_thrashed(1000, 64, 970, true));
+	KUNIT_EXPECT_TRUE(test, ra_window_thrashed(1000, 64, 936, true));
+	KUNIT_EXPECT_FALSE(test, ra_window_thrashed(1000, 64, 935, true));
+	KUNIT_EXPECT_FALSE(test, ra_window_thrashed(1000, 64, 1064, true));
+	/* A random reader never thrashes, nor a stream without a window. */
+	KUNIT_EXPECT_FALSE(test, ra_window_thrashed(1000, 64, 1010, false));
+	KUNIT_EXPECT_FALSE(test, ra_window_thrashed(1000, 0, 1000, true));
+	/* Near the start of the file. */
+	KUNIT_EXPECT_TRUE(test, ra_window_thrashed(16, 64, 0, true));
+}
+
+/* Thrashing cuts the window to what was consumed, never below the read. */
+static void ra_window_shrinks_on_thrash(struct kunit *test)
+{
+	unsigned long index;
+
+	KUNIT_EXPECT_EQ(test, 24UL, ra_window_after_thrash(1000, 64, 1024, 4));
+	/* Consumed 32 + 10 pages: from the previous window's first page. */
+	KUNIT_EXPECT_EQ(test, 10UL, ra_window_after_thrash(1000, 64, 978, 4));
+	KUNIT_EXPECT_EQ(test, 4UL, ra_window_after_thrash(1000, 64, 1000, 4));
+	KUNIT_EXPECT_EQ(test, 4UL, ra_window_after_thrash(1000, 64, 950, 4));
+	KUNIT_EXPECT_EQ(test, 1UL, ra_window_after_thrash(0, 64, 0, 1));
+
+	for (index = 936; index < 1064; index++) {
+		unsigned long size = ra_window_after_thrash(1000, 64, index, 4);
+
+		KUNIT_EXPECT_GE(test, size, 4UL);
+		KUNIT_EXPECT_LT(test, size, 64UL);
+	}
+}
+
+static struct kunit_case ra_window_cases[] = {
+	KUNIT_CASE(ra_window_initial_from_request),
+	KUNIT_CASE(ra_window_grows_to_max),
+	KUNIT_CASE(ra_window_max_bounds),
+	KUNIT_CASE(ra_window_decays_on_hits),
+	KUNIT_CASE(ra_window_detects_thrash),
+	KUNIT_CASE(ra_window_shrinks_on_thrash),
+	{}
+};
+
+static struct kunit_suite ra_window_suite = {
+	.name = "readahead-window",
+	.test_cases = ra_window_cases,
+};
+
+kunit_test_suite(ra_window_suite);
+
+MODULE_DESCRIPTION("KUnit tests for readahead window sizing");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Readahead on the disk under test, through its block device's page cache,
+ * with each algorithm of /sys/kernel/mm/readahead/algorithm: a sequential
+ * reader gets pages read ahead of it, a random reader gets exactly what it
+ * read; the knob switches algorithms and refuses anything else; sequential
+ * readers that read ahead more than their memory cgroup holds make the
+ * adaptive algorithm count thrashing and shrink their windows; the queue
+ * reports read congestion under a saturating load and clears it after.
+ *
+ * Environment: IOSCHED_DISK, the disk under test (e.g. "sda").
+ */
+#define _GNU_SOURCE
+#include <linux/aio_abi.h>
+#include <linux/fs.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+
+#include "../kselftest_harness.h"
+#include "iosched.h"
+
+#define RA_KNOB		"/sys/kernel/mm/readahead/algorithm"
+#define READ_SIZE	(16 * 1024)
+#define REGION		(1024 * 1024)	/* one random read per MiB */
+#define NR_REGIONS	8
+
+static const char * const algorithms[] = { "stock", "adaptive" };
+
+FIXTURE(ra) {
+	char disk[IOSCHED_NAME_LEN];
+	char initial[IOSCHED_NAME_LEN];
+	long page;
+	off_t size;
+	int fd;
+};
+
+FIXTURE_SETUP(ra)
+{
+	const char *disk = getenv("IOSCHED_DISK");
+	char dev[PATH_MAX];
+	unsigned long long bytes;
+
+	self->fd = -1;
+	if (!disk || !*disk)
+		SKIP(return, "IOSCHED_DISK names no disk");
+	snprintf(self->disk, sizeof(self->disk), "%s", disk);
+	ASSERT_EQ(0, iosched_read_attr(RA_KNOB, self->initial,
+				       sizeof(self->initial)))
+		TH_LOG("%s: the series' readahead knob is missing", RA_KNOB);
+	snprintf(dev, sizeof(dev), "/dev/%s", disk);
+	self->fd = open(dev, O_RDONLY);
+	ASSERT_LE(0, self->fd) TH_LOG("cannot open %s", dev);
+	ASSERT_EQ(0, ioctl(self->fd, BLKGETSIZE64, &bytes));
+	self->size = bytes;
+	self->page = sysconf(_SC_PAGESIZE);
+	ASSERT_LE(2 * NR_REGIONS * REGION, self->size)
+		TH_LOG("%s is too small for the readahead tests", dev);
+}
+
+FIXTURE_TEARDOWN(ra)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+	if (self->initial[0])
+		iosched_write_str(RA_KNOB, self->initial);
+}
+
+/* Pages of [@off, @off + @len) of the device that are in the page cache. */
+static int cached_pages(struct __test_metadata *_metadata, int fd, long page,
+			off_t off, size_t len)
+{
+	unsigned char vec[REGION / 512];
+	size_t i, nr = len / page;
+	int cached = 0;
+	void *map;
+
+	ASSERT_GE(sizeof(vec), nr);
+	map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, off);
+	ASSERT_NE(MAP_FAILED, map);
+	ASSERT_EQ(0, mincore(map, len, vec));
+	munmap(map, len);
+	for (i = 0; i < nr; i++)
+		cached += vec[i] & 1;
+	return cached;
+}
+
+/* Select @algorithm and start from an empty page cache for the device. */
+static void start_clean(struct __test_metadata *_metadata, int fd,
+			const char *algorithm)
+{
+	char now[IOSCHED_NAME_LEN];
+
+	ASSERT_EQ(0, iosched_write_str(RA_KNOB, algorithm));
+	ASSERT_EQ(0, iosched_read_attr(RA_KNOB, now, sizeof(now)));
+	ASSERT_STREQ(algorithm, now);
+	ASSERT_EQ(0, posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED));
+}
+
+/* Sixteen sequential 16 KiB reads leave pages cached past the last one. */
+TEST_F(ra, sequential_reader_gets_pages_ahead)
+{
+	char *buf = malloc(READ_SIZE);
+	off_t start = self->size / 2 & ~(off_t)(REGION - 1);
+	unsigned int a, i;
+
+	ASSERT_NE(NULL, buf);
+	for (a = 0; a < ARRAY_SIZE(algorithms); a++) {
+		off_t end = start + 16 * READ_SIZE;
+		int ahead;
+
+		start_clean(_metadata, self->fd, algorithms[a]);
+		for (i = 0; i < 16; i++)
+			ASSERT_EQ(READ_SIZE, pread(self->fd, buf, READ_SIZE,
+						   start + i * READ_SIZE));
+		ahead = cached_pages(_metadata, self->fd, self->page, end,
+				     REGION);
+		TH_LOG("%s: %d pages cached ahead of the reader",
+		       algorithms[a], ahead);
+		EXPECT_LT(0, ahead) TH_LOG("%s read nothing ahead",
+					   algorithms[a]);
+	}
+	free(buf);
+}
+
+/* Reads far apart, in falling order, cache exactly the pages they read. */
+TEST_F(ra, random_reader_gets_no_readahead)
+{
+	char *buf = malloc(READ_SIZE);
+	off_t base = self->size / 4 & ~(off_t)(REGION - 1);
+	int want = READ_SIZE / self->page;
+	unsigned int a, r;
+
+	ASSERT_NE(NULL, buf);
+	for (a = 0; a < ARRAY_SIZE(algorithms); a++) {
+		start_clean(_metadata, self->fd, algorithms[a]);
+		for (r = NR_REGIONS; r-- > 0;)
+			ASSERT_EQ(READ_SIZE, pread(self->fd, buf, READ_SIZE,
+						   base + (off_t)r * REGION));
+		for (r = 0; r < NR_REGIONS; r++)
+			EXPECT_EQ(want, cached_pages(_metadata, self->fd,
+						     self->page,
+						     base + (off_t)r * REGION,
+						     REGION))
+				TH_LOG("%s: region %u", algorithms[a], r);
+	}
+	free(buf);
+}
+
+/* The knob shows the algorithm it was set to and refuses other names. */
+TEST_F(ra, algorithm_knob)
+{
+	static const char * const refused[] = {
+		"\n", "Stock", "adaptive2", "stock adaptive", "1", " stock",
+	};
+	char before[IOSCHED_NAME_LEN], after[IOSCHED_NAME_LEN];
+	unsigned int a, i;
+
+	for (a = 0; a < ARRAY_SIZE(algorithms); a++) {
+		ASSERT_EQ(0, iosched_write_str(RA_KNOB, algorithms[a]));
+		ASSERT_EQ(0, iosched_read_attr(RA_KNOB, before,
+					       sizeof(before)));
+		EXPECT_STREQ(algorithms[a], before);
+		for (i = 0; i < ARRAY_SIZE(refused); i++) {
+			EXPECT_EQ(-EINVAL,
+				  iosched_write_str(RA_KNOB, refused[i]))
+				TH_LOG("\"%s\" was not refused", refused[i]);
+			ASSERT_EQ(0, iosched_read_attr(RA_KNOB, after,
+						       sizeof(after)));
+			EXPECT_STREQ(before, after);
+		}
+	}
+}
+
+/* A vmstat counter, or -1. */
+static long vm_event_count(const char *name)
+{
+	char line[128];
+	long value = -1;
+	size_t len = strlen(name);
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, len) && line[len] == ' ')
+			value = atol(line + len + 1);
+	fclose(f);
+	return value;
+}
+
+#define THRASH_READERS	16
+#define THRASH_MIB	8	/* read by each reader */
+#define THRASH_LIMIT	"12M"	/* the cgroup's memory.max */
+
+struct seq_reader {
+	const char *dev;
+	off_t start;
+	int error;
+};
+
+static void *read_sequentially(void *arg)
+{
+	struct seq_reader *r = arg;
+	char *buf = malloc(READ_SIZE);
+	off_t off;
+	int fd = open(r->dev, O_RDONLY);
+
+	if (fd < 0 || !buf) {
+		r->error = errno ?: ENOMEM;
+	} else {
+		for (off = 0; off < (off_t)THRASH_MIB << 20; off += READ_SIZE) {
+			if (pread(fd, buf, READ_SIZE, r->start + off) != READ_SIZE) {
+				r->error = errno ?: EIO;
+				break;
+			}
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return NULL;
+}
+
+/* Write @val to @file of cgroup directory @dir. */
+static int cg_write(const char *dir, const char *file, const char *val)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	return iosched_write_str(path, val);
+}
+
+/*
+ * Sixteen sequential readers in a memory cgroup too small for their
+ * readahead: pages are evicted before use, and the adaptive algorithm
+ * counts it (ra_thrash) and cuts the windows (ra_window_shrink).
+ */
+TEST_F(ra, thrashing_readers_shrink_their_windows)
+{
+	char root[] = "/tmp/ra-cgroup-XXXXXX", group[PATH_MAX], dev[PATH_MAX];
+	struct seq_reader readers[THRASH_READERS];
+	pthread_t threads[THRASH_READERS];
+	long thrash, shrink;
+	int i;
+
+	if (vm_event_count("ra_thrash") < 0)
+		SKIP(return, "no ra_thrash in /proc/vmstat (VM_EVENT_COUNTERS)");
+	ASSERT_LE((off_t)THRASH_READERS * (THRASH_MIB << 20), self->size);
+	ASSERT_NE(NULL, mkdtemp(root));
+	if (mount("none", root, "cgroup2", 0, NULL)) {
+		rmdir(root);
+		SKIP(return, "cannot mount cgroup2: %s", strerror(errno));
+	}
+	snprintf(group, sizeof(group), "%s/ra-thrash", root);
+	snprintf(dev, sizeof(dev), "/dev/%s", self->disk);
+	ASSERT_EQ(0, cg_write(root, "cgroup.subtree_control", "+memory"));
+	ASSERT_EQ(0, mkdir(group, 0755));
+	ASSERT_EQ(0, cg_write(group, "memory.max", THRASH_LIMIT));
+	ASSERT_EQ(0, cg_write(group, "cgroup.procs", "0"));
+	start_clean(_metadata, self->fd, "adaptive");
+
+	thrash = vm_event_count("ra_thrash");
+	shrink = vm_event_count("ra_window_shrink");
+	for (i = 0; i < THRASH_READERS; i++) {
+		readers[i] = (struct seq_reader){
+			.dev = dev,
+			.start = (off_t)i * (THRASH_MIB << 20),
+		};
+		ASSERT_EQ(0, pthread_create(&threads[i], NULL,
+					    read_sequentially, &readers[i]));
+	}
+	for (i = 0; i < THRASH_READERS; i++) {
+		pthread_join(threads[i], NULL);
+		EXPECT_EQ(0, readers[i].error) TH_LOG("reader %d: %s", i,
+						      strerror(readers[i].error));
+	}
+	thrash = vm_event_count("ra_thrash") - thrash;
+	shrink = vm_event_count("ra_window_shrink") - shrink;
+
+	ASSERT_EQ(0, cg_write(root, "cgroup.procs", "0"));
+	rmdir(group);
+	umount(root);
+	rmdir(root);
+	TH_LOG("%d readers, %s: ra_thrash +%ld, ra_window_shrink +%ld",
+	       THRASH_READERS, THRASH_LIMIT, thrash, shrink);
+	EXPECT_LT(0, thrash) TH_LOG("no thrashing counted");
+	EXPECT_LE(thrash, shrink) TH_LOG("thrashing did not shrink windows");
+}
+
+/* A load that keeps twice nr_requests direct reads queued on the disk. */
+struct saturating_load {
+	int fd;
+	unsigned int depth;
+	off_t size;
+	bool stop;	/* set by the test, read by the load */
+	int error;	/* set by the load, read by the test */
+};
+
+static void load_failed(struct saturating_load *load, int error)
+{
+	__atomic_store_n(&load->error, error, __ATOMIC_RELAXED);
+}
+
+static void *saturate(void *arg)
+{
+	struct saturating_load *load = arg;
+	struct iocb *iocbs = calloc(load->depth, sizeof(*iocbs));
+	struct iocb **ptrs = calloc(load->depth, sizeof(*ptrs));
+	struct io_event *events = calloc(load->depth, sizeof(*events));
+	aio_context_t ctx = 0;
+	unsigned int i, blocks = load->size / 4096;
+	char *bufs = NULL;
+	long n;
+
+	if (!iocbs || !ptrs || !events ||
+	    posix_memalign((void **)&bufs, 4096, (size_t)load->depth * 4096) ||
+	    syscall(__NR_io_setup, load->depth, &ctx)) {
+		load_failed(load, errno ?: ENOMEM);
+		goto out;
+	}
+	for (i = 0; i < load->depth; i++) {
+		iocbs[i].aio_fildes = load->fd;
+		iocbs[i].aio_lio_opcode = IOCB_CMD_PREAD;
+		iocbs[i].aio_buf = (unsigned long)(bufs + (size_t)i * 4096);
+		iocbs[i].aio_nbytes = 4096;
+		ptrs[i] = &iocbs[i];
+	}
+	while (!__atomic_load_n(&load->stop, __ATOMIC_RELAXED)) {
+		for (i = 0; i < load->depth; i++)
+			iocbs[i].aio_offset = (off_t)(rand() % blocks) * 4096;
+		n = syscall(__NR_io_submit, ctx, load->depth, ptrs);
+		if (n != load->depth) {
+			load_failed(load, n < 0 ? errno : EIO);
+			break;
+		}
+		if (syscall(__NR_io_getevents, ctx, n, n, events, NULL) != n) {
+			load_failed(load, errno ?: EIO);
+			break;
+		}
+	}
+	syscall(__NR_io_destroy, ctx);
+out:
+	free(bufs);
+	free(events);
+	free(ptrs);
+	free(iocbs);
+	return NULL;
+}
+
+static int read_congested(const char *path)
+{
+	char buf[8];
+
+	if (iosched_read_attr(path, buf, sizeof(buf)))
+		return -1;
+	return atoi(buf);
+}
+
+/* Saturated, the queue reports read congestion; drained, it clears it. */
+TEST_F(ra, congestion_reported_and_cleared)
+{
+	struct saturating_load load = { .size = self->size };
+	struct timespec tick = { 0, 5 * 1000 * 1000 };
+	char path[PATH_MAX], dev[PATH_MAX], nr[16];
+	int i, seen = 0, state;
+	pthread_t thread;
+
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/nr_requests",
+		 self->disk);
+	ASSERT_EQ(0, iosched_read_attr(path, nr, sizeof(nr)));
+	load.depth = 2 * atoi(nr) + 8;
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/read_congested",
+		 self->disk);
+	snprintf(dev, sizeof(dev), "/dev/%s", self->disk);
+	load.fd = open(dev, O_RDONLY | O_DIRECT);
+	ASSERT_LE(0, load.fd);
+
+	EXPECT_EQ(0, read_congested(path)) TH_LOG("congested while idle");
+	ASSERT_EQ(0, pthread_create(&thread, NULL, saturate, &load));
+	for (i = 0; i < 400 && !seen; i++) {
+		if (__atomic_load_n(&load.error, __ATOMIC_RELAXED))
+			break;
+		state = read_congested(path);
+		ASSERT_LE(0, state);
+		seen |= state;
+		nanosleep(&tick, NULL);
+	}
+	__atomic_store_n(&load.stop, true, __ATOMIC_RELAXED);
+	pthread_join(thread, NULL);
+	close(load.fd);
+	ASSERT_EQ(0, load.error) TH_LOG("the load failed: %s",
+					strerror(load.error));
+	EXPECT_EQ(1, seen) TH_LOG("%u queued reads, nr_requests %s: never congested",
+				  load.depth, nr);
+	EXPECT_EQ(0, read_congested(path)) TH_LOG("still congested when idle");
+}
+
+TEST_HARNESS_MAIN
