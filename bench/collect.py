@@ -89,6 +89,13 @@ def completion_gaps(text):
     return metrics
 
 
+def vmstat_deltas(text):
+    """Kernel counters over the run, from the job's "vmstat NAME DELTA"
+    lines (bench/jobs/lib.sh: the readahead counters); {} when none."""
+    return {name: float(delta) for name, delta in
+            re.findall(r"^vmstat (\S+) (-?[0-9]+)$", text, re.M)}
+
+
 def fio_json(text):
     """The fio JSON document in @text (fio may print notes before it, the
     job its completion gaps after it)."""
@@ -113,6 +120,7 @@ def metrics_of(job, text):
     if job not in ("nullblk-iops", "device-read"):
         metrics = {k: v for k, v in metrics.items() if not k.endswith("_iops")}
     metrics.update(completion_gaps(text))
+    metrics.update(vmstat_deltas(text))
     return metrics
 
 

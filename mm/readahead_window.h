@@ -40,6 +40,16 @@
  * no readahead mark is set, so the stream costs no page cache lookups for
  * readahead until a read misses the cache and starts a new window.
  *
+ * Congestion: while the device queue is congested, the window ahead is
+ * deferred: the readahead mark moves on, folio by folio, through the first
+ * half of the window being read.  There the window ahead is issued, congested
+ * or not, so that the reader does not run out of pages and stall on it.
+ *
+ * Continuation: when a reader going sequentially misses the page cache just
+ * past its last window (its async window was deferred on a congested queue,
+ * or it caught up with it), the stream goes on with the window that would
+ * have come next, read at once, instead of starting over from the request.
+ *
  * Thrashing: when a reader going sequentially misses the page cache inside
  * the window it is reading or the one ahead of it, pages that readahead
  * brought in were evicted before they were used.  The next window is cut to
@@ -137,6 +147,32 @@ static inline bool ra_window_thrashed(unsigned long start, unsigned long size,
 	if (!sequential || !size)
 		return false;
 	return index < start + size && index + size >= start;
+}
+
+/**
+ * ra_window_can_defer - whether the window ahead may still wait
+ * @start: first page of the window being read
+ * @size: pages of that window
+ * @mark: the page the readahead mark would move to
+ */
+static inline bool ra_window_can_defer(unsigned long start,
+				       unsigned long size, unsigned long mark)
+{
+	return mark >= start && mark - start < size / 2;
+}
+
+/**
+ * ra_window_continued - whether a cache miss is just past the last window
+ * @start: first page of the stream's last window
+ * @size: pages of that window (0: the stream has no window)
+ * @index: the page that missed
+ * @sequential: whether the read that missed continues the previous one
+ */
+static inline bool ra_window_continued(unsigned long start,
+				       unsigned long size,
+				       unsigned long index, bool sequential)
+{
+	return sequential && size && index == start + size;
 }
 
 /**

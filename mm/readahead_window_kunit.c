@@ -99,6 +99,30 @@ static void ra_window_detects_thrash(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, ra_window_thrashed(16, 64, 0, true));
 }
 
+/* Congestion defers the window ahead through half the window, no further. */
+static void ra_window_defers_half_a_window(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, ra_window_can_defer(1000, 64, 1000));
+	KUNIT_EXPECT_TRUE(test, ra_window_can_defer(1000, 64, 1031));
+	KUNIT_EXPECT_FALSE(test, ra_window_can_defer(1000, 64, 1032));
+	KUNIT_EXPECT_FALSE(test, ra_window_can_defer(1000, 64, 1064));
+	KUNIT_EXPECT_FALSE(test, ra_window_can_defer(1000, 64, 999));
+	/* A window of one page is never deferred. */
+	KUNIT_EXPECT_FALSE(test, ra_window_can_defer(1000, 1, 1000));
+}
+
+/* A sequential miss just past the last window continues the stream. */
+static void ra_window_detects_continuation(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, ra_window_continued(1000, 64, 1064, true));
+	KUNIT_EXPECT_FALSE(test, ra_window_continued(1000, 64, 1063, true));
+	KUNIT_EXPECT_FALSE(test, ra_window_continued(1000, 64, 1065, true));
+	KUNIT_EXPECT_FALSE(test, ra_window_continued(1000, 64, 1064, false));
+	KUNIT_EXPECT_FALSE(test, ra_window_continued(1000, 0, 1000, true));
+	/* Never both a continuation and thrashing. */
+	KUNIT_EXPECT_FALSE(test, ra_window_thrashed(1000, 64, 1064, true));
+}
+
 /* Thrashing cuts the window to what was consumed, never below the read. */
 static void ra_window_shrinks_on_thrash(struct kunit *test)
 {
@@ -125,6 +149,8 @@ static struct kunit_case ra_window_cases[] = {
 	KUNIT_CASE(ra_window_max_bounds),
 	KUNIT_CASE(ra_window_decays_on_hits),
 	KUNIT_CASE(ra_window_detects_thrash),
+	KUNIT_CASE(ra_window_detects_continuation),
+	KUNIT_CASE(ra_window_defers_half_a_window),
 	KUNIT_CASE(ra_window_shrinks_on_thrash),
 	{}
 };

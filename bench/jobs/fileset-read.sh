@@ -11,6 +11,6 @@ prepare)
 		--file_service_type=sequential --end_fsync=1 >/dev/null ;;
 run)
 	# shellcheck disable=SC2086
-	fio_run --name=reader $FILESET --ioengine=psync --rw=randread \
-		--bs="$BS" --numjobs="$THREADS" ;;
+	with_ra_counters fio_run --name=reader $FILESET --ioengine=psync \
+		--rw=randread --bs="$BS" --numjobs="$THREADS" ;;
 esac

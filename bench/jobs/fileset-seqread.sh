@@ -3,7 +3,7 @@
 # Issue 5 (readahead): THREADS sequential readers of BS, each reading its
 # own 16 MiB file of the seeds/002 fileset (64 files, laid out one after
 # another), buffered so readahead decides the I/O. In a 256 MiB guest, 16
-# and 64 readers hold more readahead than memory does; the 128 MiB cell
+# and 64 readers hold more readahead than memory does; fileset-squeeze
 # squeezes harder.
 . "$(dirname "$0")/lib.sh"
 case "$1" in
@@ -13,7 +13,8 @@ prepare)
 		--size=1G --rw=write --bs=1M --file_service_type=sequential \
 		--end_fsync=1 >/dev/null ;;
 run)
-	fio_run --name=reader --directory="$DIR" --filename_format='f$jobnum' \
+	with_ra_counters fio_run --name=reader --directory="$DIR" \
+		--filename_format='f$jobnum' \
 		--nrfiles=1 --filesize=16M --ioengine=psync --rw=read \
 		--bs="$BS" --numjobs="$THREADS" ;;
 esac

@@ -19,6 +19,21 @@ fio_run()
 		--group_reporting=0 "$@"
 }
 
+# Run "$@", then print "vmstat NAME DELTA" for each readahead counter of
+# /proc/vmstat (ra_thrash, ...: none on a kernel without the series).
+VMSTAT=${VMSTAT:-/proc/vmstat}
+with_ra_counters()
+{
+	before=$(grep '^ra_' "$VMSTAT")
+	"$@"
+	status=$?
+	grep '^ra_' "$VMSTAT" | while read -r name after; do
+		prev=$(echo "$before" | awk -v n="$name" '$1 == n { print $2 }')
+		echo "vmstat $name $((after - ${prev:-0}))"
+	done
+	return $status
+}
+
 # Lay out file $1 of size $2 sequentially and make it durable.
 lay_out()
 {

@@ -46,8 +46,10 @@ def warn(message):
 # ---------------------------------------------------------------- metrics
 
 def is_lower_better(metric):
-    """Latencies (*_ms) and durations (seconds*) improve when they shrink."""
-    return metric.endswith("_ms") or metric.startswith("seconds")
+    """Latencies (*_ms), durations (seconds*) and readahead corrections
+    (ra_*: thrashing, shrunk or deferred windows) improve when they shrink."""
+    return (metric.endswith("_ms") or metric.startswith("seconds") or
+            metric.startswith("ra_"))
 
 
 def better_arrow(metric):

@@ -493,6 +493,38 @@ def fio_log(times_ms):
     return "".join(f"{t}, 2894123, 1, 65536, 0\n" for t in times_ms)
 
 
+class ReadaheadCounters(unittest.TestCase):
+    """bench/jobs/lib.sh's with_ra_counters (the guest's shell) and their
+    collection as metrics."""
+
+    def test_deltas_over_the_command(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            stat = os.path.join(tmp, "vmstat")
+            with open(stat, "w", encoding="utf-8") as f:
+                f.write("nr_free_pages 9\nra_thrash 5\nra_window_shrink 7\n")
+            after = "nr_free_pages 3\nra_thrash 17\nra_window_shrink 7\n"
+            shell = shutil.which("busybox")  # the guest's sh and awk
+            done = subprocess.run(
+                ([shell, "sh"] if shell else ["sh"]) +
+                ["-c", f". {JOBS_LIB} && with_ra_counters "
+                       f"sh -c 'printf \"{after}\" >{stat}; echo ran'"],
+                env=dict(os.environ, VMSTAT=stat), capture_output=True,
+                text=True, timeout=60, check=True)
+        self.assertEqual(done.stdout.splitlines(),
+                         ["ran", "vmstat ra_thrash 12",
+                          "vmstat ra_window_shrink 0"])
+
+    def test_deltas_become_metrics(self):
+        fio = {"jobs": [{"jobname": "reader", "read": {
+            "io_bytes": 4096, "bw": 100, "iops": 25,
+            "lat_ns": {"max": 2e6}}}]}
+        text = json.dumps(fio) + "\nvmstat ra_thrash 12\nvmstat ra_window_shrink 30\n"
+        metrics = collect.metrics_of("fileset-seqread", text)
+        self.assertEqual(metrics["ra_thrash"], 12)
+        self.assertEqual(metrics["ra_window_shrink"], 30)
+        self.assertTrue(report.is_lower_better("ra_thrash"))
+
+
 class CompletionGaps(unittest.TestCase):
     """bench/jobs/lib.sh's gaps (the guest's shell) and their collection."""
 

@@ -1,0 +1,22 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Issue 5 (readahead) under a memory squeeze: the fileset-seqread readers
+# inside a memory cgroup of 96 MiB (a 128 MiB guest cannot unpack the
+# initramfs), so that their readahead competes for less memory than the
+# guest has.
+. "$(dirname "$0")/lib.sh"
+CG=/tmp/cgroup
+LIMIT=96M
+case "$1" in
+prepare) "$(dirname "$0")/fileset-seqread.sh" prepare ;;
+run)
+	mkdir -p "$CG" || exit 1
+	grep -q " $CG cgroup2 " /proc/mounts || mount -t cgroup2 none "$CG" || exit 1
+	echo +memory >"$CG/cgroup.subtree_control" && mkdir -p "$CG/squeeze" &&
+		echo "$LIMIT" >"$CG/squeeze/memory.max" &&
+		echo $$ >"$CG/squeeze/cgroup.procs" || exit 1
+	"$(dirname "$0")/fileset-seqread.sh" run
+	status=$?
+	echo $$ >"$CG/cgroup.procs"
+	exit $status ;;
+esac
