@@ -41,9 +41,9 @@
  * readahead until a read misses the cache and starts a new window.
  *
  * Congestion: while the device queue is congested, the window ahead is
- * deferred: the readahead mark moves on, folio by folio, through the first
- * half of the window being read.  There the window ahead is issued, congested
- * or not, so that the reader does not run out of pages and stall on it.
+ * deferred once: the readahead mark moves from the start of the window being
+ * read to its middle.  There the window ahead is issued, congested or not,
+ * so that the reader does not run out of pages and stall on it.
  *
  * Continuation: when a reader going sequentially misses the page cache just
  * past its last window (its async window was deferred on a congested queue,
@@ -153,7 +153,10 @@ static inline bool ra_window_thrashed(unsigned long start, unsigned long size,
  * ra_window_can_defer - whether the window ahead may still wait
  * @start: first page of the window being read
  * @size: pages of that window
- * @mark: the page the readahead mark would move to
+ * @mark: the page of the readahead mark the reader reached
+ *
+ * Return: true in the first half of the window, where the mark can move to
+ * the middle (start + size / 2).
  */
 static inline bool ra_window_can_defer(unsigned long start,
 				       unsigned long size, unsigned long mark)
