@@ -56,6 +56,17 @@ static unsigned int queue_requests_in_use(struct request_queue *q)
 	return used;
 }
 
+/*
+ * Mark @q congested.  Also called when a request allocation on @q is about
+ * to sleep for a tag: the queue is congested whatever the counts say (tags
+ * shared with other queues of the same host may be the ones that ran out).
+ */
+void blk_queue_mark_read_congested(struct request_queue *q)
+{
+	if (!test_bit(QUEUE_FLAG_READ_CONGESTED, &q->queue_flags))
+		set_bit(QUEUE_FLAG_READ_CONGESTED, &q->queue_flags);
+}
+
 /**
  * blk_queue_read_congested - whether a read would wait behind a full queue
  * @q: the request queue
@@ -83,8 +94,7 @@ bool blk_queue_read_congested(struct request_queue *q)
 
 	used = queue_requests_in_use(q);
 	if (used >= congestion_on_threshold(q->nr_requests)) {
-		if (!test_bit(QUEUE_FLAG_READ_CONGESTED, flags))
-			set_bit(QUEUE_FLAG_READ_CONGESTED, flags);
+		blk_queue_mark_read_congested(q);
 	} else if (used <= congestion_off_threshold(q->nr_requests)) {
 		if (test_bit(QUEUE_FLAG_READ_CONGESTED, flags))
 			clear_bit(QUEUE_FLAG_READ_CONGESTED, flags);
@@ -93,14 +103,3 @@ bool blk_queue_read_congested(struct request_queue *q)
 	return test_bit(QUEUE_FLAG_READ_CONGESTED, flags);
 }
 EXPORT_SYMBOL_GPL(blk_queue_read_congested);
-
-/*
- * Called when a request allocation on @q is about to sleep for a tag: the
- * queue is congested whatever the counts say (tags shared with other
- * queues of the same host may be the ones that ran out).
- */
-void blk_queue_mark_read_congested(struct request_queue *q)
-{
-	if (!test_bit(QUEUE_FLAG_READ_CONGESTED, &q->queue_flags))
-		set_bit(QUEUE_FLAG_READ_CONGESTED, &q->queue_flags);
-}

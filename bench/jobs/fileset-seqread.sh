@@ -7,11 +7,7 @@
 # squeezes harder.
 . "$(dirname "$0")/lib.sh"
 case "$1" in
-prepare)
-	[ -f "$DIR/f63" ] || fio --name=layout --directory="$DIR" \
-		--filename_format='f$filenum' --nrfiles=64 --filesize=16M \
-		--size=1G --rw=write --bs=1M --file_service_type=sequential \
-		--end_fsync=1 >/dev/null ;;
+prepare) "$(dirname "$0")/fileset-read.sh" prepare ;;
 run)
 	with_ra_counters fio_run --name=reader --directory="$DIR" \
 		--filename_format='f$jobnum' \

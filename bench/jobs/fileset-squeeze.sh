@@ -8,7 +8,7 @@
 CG=/tmp/cgroup
 LIMIT=96M
 case "$1" in
-prepare) "$(dirname "$0")/fileset-seqread.sh" prepare ;;
+prepare) "$(dirname "$0")/fileset-read.sh" prepare ;;
 run)
 	mkdir -p "$CG" || exit 1
 	grep -q " $CG cgroup2 " /proc/mounts || mount -t cgroup2 none "$CG" || exit 1

@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #define IOSCHED_NAME_LEN	32
+/* The readahead algorithm of the series: "adaptive" or "stock". */
+#define IOSCHED_RA_KNOB		"/sys/kernel/mm/readahead/algorithm"
 #define IOSCHED_MAX		16
 
 /* Read a sysfs attribute into @buf without its trailing newline. */

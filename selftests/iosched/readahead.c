@@ -26,7 +26,6 @@
 #include "../kselftest_harness.h"
 #include "iosched.h"
 
-#define RA_KNOB		"/sys/kernel/mm/readahead/algorithm"
 #define READ_SIZE	(16 * 1024)
 #define REGION		(1024 * 1024)	/* one random read per MiB */
 #define NR_REGIONS	8
@@ -54,9 +53,9 @@ FIXTURE_SETUP(ra)
 	if (!disk || !*disk)
 		SKIP(return, "IOSCHED_DISK names no disk");
 	snprintf(self->disk, sizeof(self->disk), "%s", disk);
-	ASSERT_EQ(0, iosched_read_attr(RA_KNOB, self->initial,
+	ASSERT_EQ(0, iosched_read_attr(IOSCHED_RA_KNOB, self->initial,
 				       sizeof(self->initial)))
-		TH_LOG("%s: the series' readahead knob is missing", RA_KNOB);
+		TH_LOG("%s: the series' readahead knob is missing", IOSCHED_RA_KNOB);
 	snprintf(dev, sizeof(dev), "/dev/%s", disk);
 	self->fd = open(dev, O_RDONLY);
 	ASSERT_LE(0, self->fd) TH_LOG("cannot open %s", dev);
@@ -72,7 +71,7 @@ FIXTURE_TEARDOWN(ra)
 	if (self->fd >= 0)
 		close(self->fd);
 	if (self->initial[0])
-		iosched_write_str(RA_KNOB, self->initial);
+		iosched_write_str(IOSCHED_RA_KNOB, self->initial);
 	if (self->nr_requests[0]) {
 		char path[PATH_MAX];
 
@@ -107,8 +106,8 @@ static void start_clean(struct __test_metadata *_metadata, int fd,
 {
 	char now[IOSCHED_NAME_LEN];
 
-	ASSERT_EQ(0, iosched_write_str(RA_KNOB, algorithm));
-	ASSERT_EQ(0, iosched_read_attr(RA_KNOB, now, sizeof(now)));
+	ASSERT_EQ(0, iosched_write_str(IOSCHED_RA_KNOB, algorithm));
+	ASSERT_EQ(0, iosched_read_attr(IOSCHED_RA_KNOB, now, sizeof(now)));
 	ASSERT_STREQ(algorithm, now);
 	ASSERT_EQ(0, posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED));
 }
@@ -173,15 +172,15 @@ TEST_F(ra, algorithm_knob)
 	unsigned int a, i;
 
 	for (a = 0; a < ARRAY_SIZE(algorithms); a++) {
-		ASSERT_EQ(0, iosched_write_str(RA_KNOB, algorithms[a]));
-		ASSERT_EQ(0, iosched_read_attr(RA_KNOB, before,
+		ASSERT_EQ(0, iosched_write_str(IOSCHED_RA_KNOB, algorithms[a]));
+		ASSERT_EQ(0, iosched_read_attr(IOSCHED_RA_KNOB, before,
 					       sizeof(before)));
 		EXPECT_STREQ(algorithms[a], before);
 		for (i = 0; i < ARRAY_SIZE(refused); i++) {
 			EXPECT_EQ(-EINVAL,
-				  iosched_write_str(RA_KNOB, refused[i]))
+				  iosched_write_str(IOSCHED_RA_KNOB, refused[i]))
 				TH_LOG("\"%s\" was not refused", refused[i]);
-			ASSERT_EQ(0, iosched_read_attr(RA_KNOB, after,
+			ASSERT_EQ(0, iosched_read_attr(IOSCHED_RA_KNOB, after,
 						       sizeof(after)));
 			EXPECT_STREQ(before, after);
 		}

@@ -219,7 +219,7 @@ TEST_F(hostile, readahead_knob)
 
 TEST_F(hostile, readahead_algorithm)
 {
-	attack(_metadata, "/sys/kernel/mm/readahead/algorithm");
+	attack(_metadata, IOSCHED_RA_KNOB);
 }
 
 TEST_HARNESS_MAIN
