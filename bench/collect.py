@@ -96,6 +96,20 @@ def vmstat_deltas(text):
             re.findall(r"^vmstat (\S+) (-?[0-9]+)$", text, re.M)}
 
 
+def system_cpu_per_gib(fio):
+    """System CPU milliseconds per GiB read, per job name (fio gives each
+    clone's system CPU as a percentage of its runtime)."""
+    sys_ms, gib = {}, {}
+    for job in fio.get("jobs", []):
+        role = job["jobname"]
+        sys_ms[role] = (sys_ms.get(role, 0.0) +
+                        job.get("sys_cpu", 0) / 100 * job.get("job_runtime", 0))
+        gib[role] = (gib.get(role, 0.0) +
+                     job.get("read", {}).get("io_bytes", 0) / 2**30)
+    return {role + "_sys_per_gib_ms": sys_ms[role] / gib[role]
+            for role in sys_ms if gib[role]}
+
+
 def fio_json(text):
     """The fio JSON document in @text (fio may print notes before it, the
     job its completion gaps after it)."""
@@ -119,6 +133,9 @@ def metrics_of(job, text):
     # duplicate KB/s.
     if job not in ("nullblk-iops", "device-read"):
         metrics = {k: v for k, v in metrics.items() if not k.endswith("_iops")}
+    # On cached re-reads the cost of readahead is CPU time, not I/O.
+    if job == "fileset-cached":
+        metrics.update(system_cpu_per_gib(fio))
     metrics.update(completion_gaps(text))
     metrics.update(vmstat_deltas(text))
     return metrics

@@ -59,15 +59,17 @@ static void ra_window_max_bounds(struct kunit *test)
 
 	/* Bounded by the growth limit, then by the device's request size. */
 	KUNIT_EXPECT_EQ(test, RA_GROWTH_LIMIT * 32UL,
-			ra_window_max(32, 1024, plenty));
-	KUNIT_EXPECT_EQ(test, 160UL, ra_window_max(32, 160, plenty));
-	/* 256 MiB available allows 1 MiB: 256 pages. */
-	KUNIT_EXPECT_EQ(test, 256UL, ra_window_max(128, 1024, 65536));
+			ra_window_max(32, 1024, plenty, false));
+	KUNIT_EXPECT_EQ(test, 160UL, ra_window_max(32, 160, plenty, false));
+	/* 64 MiB available allows 1 MiB: 256 pages; crowded, a quarter. */
+	KUNIT_EXPECT_EQ(test, 256UL, ra_window_max(128, 1024, 16384, false));
+	KUNIT_EXPECT_EQ(test, 64UL, ra_window_max(32, 1024, 16384, true));
 	/* Never below read_ahead_kb, whatever the memory or the device. */
-	KUNIT_EXPECT_EQ(test, 32UL, ra_window_max(32, 1024, 0));
-	KUNIT_EXPECT_EQ(test, 32UL, ra_window_max(32, 8, plenty));
+	KUNIT_EXPECT_EQ(test, 32UL, ra_window_max(32, 1024, 0, false));
+	KUNIT_EXPECT_EQ(test, 32UL, ra_window_max(32, 8, plenty, false));
+	KUNIT_EXPECT_EQ(test, 64UL, ra_window_max(64, 1024, 4096, true));
 	/* read_ahead_kb 0 keeps readahead off. */
-	KUNIT_EXPECT_EQ(test, 0UL, ra_window_max(0, 1024, plenty));
+	KUNIT_EXPECT_EQ(test, 0UL, ra_window_max(0, 1024, plenty, false));
 }
 
 /* Hits shrink the window to what it read; a cached window ends it. */

@@ -1,12 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Issue 5 (readahead) under a memory squeeze: the fileset-seqread readers
-# inside a memory cgroup of 96 MiB (a 128 MiB guest cannot unpack the
+# inside a memory cgroup of 48 MiB (a 128 MiB guest cannot unpack the
 # initramfs), so that their readahead competes for less memory than the
 # guest has.
 . "$(dirname "$0")/lib.sh"
 CG=/tmp/cgroup
-LIMIT=96M
+LIMIT=48M
 case "$1" in
 prepare) "$(dirname "$0")/fileset-read.sh" prepare ;;
 run)

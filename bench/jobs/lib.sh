@@ -20,14 +20,17 @@ fio_run()
 }
 
 # Run "$@", then print "vmstat NAME DELTA" for each readahead counter of
-# /proc/vmstat (ra_thrash, ...: none on a kernel without the series).
+# /proc/vmstat (ra_thrash, ...: none on a kernel without the series) and
+# for workingset_refault_file, which counts evicted pages read again under
+# either algorithm.
 VMSTAT=${VMSTAT:-/proc/vmstat}
+RA_COUNTERS='^(ra_[a-z_]*|workingset_refault_file) '
 with_ra_counters()
 {
-	before=$(grep '^ra_' "$VMSTAT")
+	before=$(grep -E "$RA_COUNTERS" "$VMSTAT")
 	"$@"
 	status=$?
-	grep '^ra_' "$VMSTAT" | while read -r name after; do
+	grep -E "$RA_COUNTERS" "$VMSTAT" | while read -r name after; do
 		prev=$(echo "$before" | awk -v n="$name" '$1 == n { print $2 }')
 		echo "vmstat $name $((after - ${prev:-0}))"
 	done

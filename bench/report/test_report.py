@@ -501,8 +501,10 @@ class ReadaheadCounters(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             stat = os.path.join(tmp, "vmstat")
             with open(stat, "w", encoding="utf-8") as f:
-                f.write("nr_free_pages 9\nra_thrash 5\nra_window_shrink 7\n")
-            after = "nr_free_pages 3\nra_thrash 17\nra_window_shrink 7\n"
+                f.write("nr_free_pages 9\nra_thrash 5\nra_window_shrink 7\n"
+                        "workingset_refault_file 40\n")
+            after = ("nr_free_pages 3\nra_thrash 17\nra_window_shrink 7\n"
+                     "workingset_refault_file 52\n")
             shell = shutil.which("busybox")  # the guest's sh and awk
             done = subprocess.run(
                 ([shell, "sh"] if shell else ["sh"]) +
@@ -512,7 +514,8 @@ class ReadaheadCounters(unittest.TestCase):
                 text=True, timeout=60, check=True)
         self.assertEqual(done.stdout.splitlines(),
                          ["ran", "vmstat ra_thrash 12",
-                          "vmstat ra_window_shrink 0"])
+                          "vmstat ra_window_shrink 0",
+                          "vmstat workingset_refault_file 12"])
 
     def test_deltas_become_metrics(self):
         fio = {"jobs": [{"jobname": "reader", "read": {
@@ -523,6 +526,18 @@ class ReadaheadCounters(unittest.TestCase):
         self.assertEqual(metrics["ra_thrash"], 12)
         self.assertEqual(metrics["ra_window_shrink"], 30)
         self.assertTrue(report.is_lower_better("ra_thrash"))
+        self.assertTrue(report.is_lower_better("workingset_refault_file"))
+
+    def test_cached_rereads_give_system_cpu_per_gib(self):
+        clone = {"jobname": "reader", "sys_cpu": 25.0, "job_runtime": 4000,
+                 "read": {"io_bytes": 2**30, "bw": 100, "lat_ns": {}}}
+        text = json.dumps({"jobs": [clone, clone]})
+        metrics = collect.metrics_of("fileset-cached", text)
+        # 2 x 1000 ms of system time over 2 GiB.
+        self.assertEqual(metrics["reader_sys_per_gib_ms"], 1000.0)
+        self.assertTrue(report.is_lower_better("reader_sys_per_gib_ms"))
+        self.assertNotIn("reader_sys_per_gib_ms",
+                         collect.metrics_of("fileset-seqread", text))
 
 
 class CompletionGaps(unittest.TestCase):
