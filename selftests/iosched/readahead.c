@@ -37,7 +37,9 @@ static const char * const algorithms[] = { "stock", "adaptive" };
 FIXTURE(ra) {
 	char disk[IOSCHED_NAME_LEN];
 	char initial[IOSCHED_NAME_LEN];
-	char nr_requests[16];	/* to restore, if a test changed it */
+	/* Queue attributes to restore, if a test changed them. */
+	char nr_requests[16];
+	char read_ahead_kb[16];
 	long page;
 	off_t size;
 	int fd;
@@ -66,19 +68,42 @@ FIXTURE_SETUP(ra)
 		TH_LOG("%s is too small for the readahead tests", dev);
 }
 
+static void queue_attr_path(char *path, const char *disk, const char *attr)
+{
+	snprintf(path, PATH_MAX, "/sys/block/%s/queue/%s", disk, attr);
+}
+
+/* Write @value to queue attribute @attr, the first time saving its value. */
+static int set_queue_attr(const char *disk, const char *attr,
+			  const char *value, char *saved, size_t len)
+{
+	char path[PATH_MAX];
+
+	queue_attr_path(path, disk, attr);
+	if (!saved[0] && iosched_read_attr(path, saved, len))
+		return -1;
+	return iosched_write_str(path, value);
+}
+
+static void restore_queue_attr(const char *disk, const char *attr,
+			       const char *saved)
+{
+	char path[PATH_MAX];
+
+	if (!saved[0])
+		return;
+	queue_attr_path(path, disk, attr);
+	iosched_write_str(path, saved);
+}
+
 FIXTURE_TEARDOWN(ra)
 {
 	if (self->fd >= 0)
 		close(self->fd);
 	if (self->initial[0])
 		iosched_write_str(IOSCHED_RA_KNOB, self->initial);
-	if (self->nr_requests[0]) {
-		char path[PATH_MAX];
-
-		snprintf(path, sizeof(path), "/sys/block/%s/queue/nr_requests",
-			 self->disk);
-		iosched_write_str(path, self->nr_requests);
-	}
+	restore_queue_attr(self->disk, "nr_requests", self->nr_requests);
+	restore_queue_attr(self->disk, "read_ahead_kb", self->read_ahead_kb);
 }
 
 /* Pages of [@off, @off + @len) of the device that are in the page cache. */
@@ -208,6 +233,12 @@ static long vm_event_count(const char *name)
 #define THRASH_MIB	4	/* read by each reader */
 #define THRASH_LIMIT	"12M"	/* the cgroup's memory.max */
 /*
+ * read_ahead_kb for the test: windows of up to 1 MiB whatever the device's
+ * largest request, which otherwise caps them, so that sixteen streams need
+ * more than the cgroup has on every disk kind.
+ */
+#define THRASH_RA_KB	"1024"
+/*
  * Re-reading what was evicted makes this test slow on a debug kernel in a
  * busy TCG guest: far past the harness' default of 30 s.
  */
@@ -278,6 +309,9 @@ TEST_F_TIMEOUT(ra, thrashing_readers_shrink_their_windows, THRASH_TIMEOUT_S)
 	ASSERT_EQ(0, mkdir(group, 0755));
 	ASSERT_EQ(0, cg_write(group, "memory.max", THRASH_LIMIT));
 	ASSERT_EQ(0, cg_write(group, "cgroup.procs", "0"));
+	ASSERT_EQ(0, set_queue_attr(self->disk, "read_ahead_kb", THRASH_RA_KB,
+				    self->read_ahead_kb,
+				    sizeof(self->read_ahead_kb)));
 	start_clean(_metadata, self->fd, "adaptive");
 
 	thrash = vm_event_count("ra_thrash");
@@ -390,16 +424,16 @@ TEST_F(ra, congestion_reported_and_cleared)
 	 * A shallow queue, which the load fills even where submitting is
 	 * slow next to the device (a debug kernel on a fast virtual disk).
 	 */
-	snprintf(path, sizeof(path), "/sys/block/%s/queue/nr_requests",
-		 self->disk);
-	ASSERT_EQ(0, iosched_read_attr(path, self->nr_requests,
-				       sizeof(self->nr_requests)));
-	if (atoi(self->nr_requests) > atoi(SHALLOW_NR_REQUESTS))
-		ASSERT_EQ(0, iosched_write_str(path, SHALLOW_NR_REQUESTS));
+	queue_attr_path(path, self->disk, "nr_requests");
+	ASSERT_EQ(0, iosched_read_attr(path, nr, sizeof(nr)));
+	if (atoi(nr) > atoi(SHALLOW_NR_REQUESTS))
+		ASSERT_EQ(0, set_queue_attr(self->disk, "nr_requests",
+					    SHALLOW_NR_REQUESTS,
+					    self->nr_requests,
+					    sizeof(self->nr_requests)));
 	ASSERT_EQ(0, iosched_read_attr(path, nr, sizeof(nr)));
 	load.depth = 2 * atoi(nr) + 8;
-	snprintf(path, sizeof(path), "/sys/block/%s/queue/read_congested",
-		 self->disk);
+	queue_attr_path(path, self->disk, "read_congested");
 	snprintf(dev, sizeof(dev), "/dev/%s", self->disk);
 	load.fd = open(dev, O_RDONLY | O_DIRECT);
 	ASSERT_LE(0, load.fd);
