@@ -61,11 +61,18 @@ static inline int iosched_write_str(const char *path, const char *val)
 	return iosched_write_attr(path, val, strlen(val));
 }
 
+/* /sys/block/<disk>/queue/<name> into @path. */
+static inline void iosched_queue_attr(const char *disk, const char *name,
+				      char *path, size_t len)
+{
+	snprintf(path, len, "/sys/block/%s/queue/%s", disk, name);
+}
+
 /* /sys/block/<disk>/queue/scheduler into @path. */
 static inline void iosched_sched_attr(const char *disk, char *path,
 				      size_t len)
 {
-	snprintf(path, len, "/sys/block/%s/queue/scheduler", disk);
+	iosched_queue_attr(disk, "scheduler", path, len);
 }
 
 /*

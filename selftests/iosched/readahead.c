@@ -68,18 +68,13 @@ FIXTURE_SETUP(ra)
 		TH_LOG("%s is too small for the readahead tests", dev);
 }
 
-static void queue_attr_path(char *path, const char *disk, const char *attr)
-{
-	snprintf(path, PATH_MAX, "/sys/block/%s/queue/%s", disk, attr);
-}
-
 /* Write @value to queue attribute @attr, the first time saving its value. */
 static int set_queue_attr(const char *disk, const char *attr,
 			  const char *value, char *saved, size_t len)
 {
 	char path[PATH_MAX];
 
-	queue_attr_path(path, disk, attr);
+	iosched_queue_attr(disk, attr, path, sizeof(path));
 	if (!saved[0] && iosched_read_attr(path, saved, len))
 		return -1;
 	return iosched_write_str(path, value);
@@ -92,7 +87,7 @@ static void restore_queue_attr(const char *disk, const char *attr,
 
 	if (!saved[0])
 		return;
-	queue_attr_path(path, disk, attr);
+	iosched_queue_attr(disk, attr, path, sizeof(path));
 	iosched_write_str(path, saved);
 }
 
@@ -424,7 +419,7 @@ TEST_F(ra, congestion_reported_and_cleared)
 	 * A shallow queue, which the load fills even where submitting is
 	 * slow next to the device (a debug kernel on a fast virtual disk).
 	 */
-	queue_attr_path(path, self->disk, "nr_requests");
+	iosched_queue_attr(self->disk, "nr_requests", path, sizeof(path));
 	ASSERT_EQ(0, iosched_read_attr(path, nr, sizeof(nr)));
 	if (atoi(nr) > atoi(SHALLOW_NR_REQUESTS))
 		ASSERT_EQ(0, set_queue_attr(self->disk, "nr_requests",
@@ -433,7 +428,7 @@ TEST_F(ra, congestion_reported_and_cleared)
 					    sizeof(self->nr_requests)));
 	ASSERT_EQ(0, iosched_read_attr(path, nr, sizeof(nr)));
 	load.depth = 2 * atoi(nr) + 8;
-	queue_attr_path(path, self->disk, "read_congested");
+	iosched_queue_attr(self->disk, "read_congested", path, sizeof(path));
 	snprintf(dev, sizeof(dev), "/dev/%s", self->disk);
 	load.fd = open(dev, O_RDONLY | O_DIRECT);
 	ASSERT_LE(0, load.fd);

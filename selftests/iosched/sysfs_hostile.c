@@ -212,8 +212,7 @@ TEST_F(hostile, readahead_knob)
 {
 	char path[PATH_MAX];
 
-	snprintf(path, sizeof(path), "/sys/block/%s/queue/read_ahead_kb",
-		 self->disk);
+	iosched_queue_attr(self->disk, "read_ahead_kb", path, sizeof(path));
 	attack(_metadata, path);
 }
 
