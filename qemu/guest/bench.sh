@@ -47,23 +47,27 @@ select_readahead()
 # Scheduler labels: a scheduler's name, or a variant: bfq-lowlat0 (bfq
 # with low_latency=0), mq-deadline-rastock (mq-deadline with the stock
 # readahead algorithm). Every other label reads ahead with the kernel's
-# default, adaptive, algorithm.
+# default, adaptive, algorithm. Each label starts from its scheduler's
+# default tunables: the disk goes through none first, since naming the
+# active scheduler again keeps what a variant changed (bfq after
+# bfq-lowlat0 would run without low_latency).
 select_scheduler()
 {
-	dev=$1
+	queue=/sys/block/$1/queue
 	label=$2
 	readahead=adaptive
+	echo none >"$queue/scheduler" || return
 	case "$label" in
 	bfq-lowlat0)
-		echo bfq >"/sys/block/$dev/queue/scheduler" &&
-			echo 0 >"/sys/block/$dev/queue/iosched/low_latency"
+		echo bfq >"$queue/scheduler" &&
+			echo 0 >"$queue/iosched/low_latency"
 		;;
 	mq-deadline-rastock)
 		readahead=stock
-		echo mq-deadline >"/sys/block/$dev/queue/scheduler"
+		echo mq-deadline >"$queue/scheduler"
 		;;
 	*)
-		echo "$label" >"/sys/block/$dev/queue/scheduler"
+		echo "$label" >"$queue/scheduler"
 		;;
 	esac && select_readahead "$readahead"
 }
