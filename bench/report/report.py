@@ -802,11 +802,11 @@ def targets_section(targets):
     """The candidate's targets, one line each, before the cell tables."""
     if not targets:
         return []
-    return [f"## Targets: {CANDIDATE} against the stock schedulers of "
-            "this run", "",
-            "Ratios of means over repetitions; best stock: the best of "
-            f"{', '.join(STOCK)} at that thread count. R targets: "
-            f"{RA_CANDIDATE} with the adaptive readahead against "
+    return ["## Targets", "",
+            "Ratios of means over repetitions. T targets: "
+            f"{CANDIDATE} against the stock schedulers of this run (best "
+            f"stock: the best of {', '.join(STOCK)} at that thread count). "
+            f"R targets: {RA_CANDIDATE} with the adaptive readahead against "
             f"{RA_STOCK}, the stock readahead, in the same boot.", ""] + [
                 f"- {target_line(result)}" for result in targets] + [""]
 

@@ -439,7 +439,8 @@ class TargetsReport(unittest.TestCase):
                       "at 1 thread 1.00x bfq-lowlat0 (<= 1.05x best stock): "
                       "met; seconds_per_loadfile at 4 threads 1.04x "
                       "mq-deadline (<= 1.05x best stock): met", stdout)
-        self.assertIn("## Targets: mq-cfq against the stock schedulers",
+        self.assertIn("## Targets\n", markdown)
+        self.assertIn("T targets: mq-cfq against the stock schedulers",
                       markdown)
         for line in stdout[:-1]:
             self.assertIn(f"- {line}\n", markdown)
