@@ -420,8 +420,9 @@ TEST_F(ra, congestion_reported_and_cleared)
 	 * slow next to the device (a debug kernel on a fast virtual disk).
 	 */
 	iosched_queue_attr(self->disk, "nr_requests", path, sizeof(path));
-	ASSERT_EQ(0, iosched_read_attr(path, nr, sizeof(nr)));
-	if (atoi(nr) > atoi(SHALLOW_NR_REQUESTS))
+	ASSERT_EQ(0, iosched_read_attr(path, self->nr_requests,
+				       sizeof(self->nr_requests)));
+	if (atoi(self->nr_requests) > atoi(SHALLOW_NR_REQUESTS))
 		ASSERT_EQ(0, set_queue_attr(self->disk, "nr_requests",
 					    SHALLOW_NR_REQUESTS,
 					    self->nr_requests,
