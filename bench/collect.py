@@ -96,6 +96,16 @@ def vmstat_deltas(text):
             re.findall(r"^vmstat (\S+) (-?[0-9]+)$", text, re.M)}
 
 
+def disk_read_size(text):
+    """Mean size in KiB of the read requests the device completed, from
+    the job's "disk_reads REQUESTS SECTORS" line; {} without one, or
+    when the device read nothing (a fully cached run)."""
+    m = re.search(r"^disk_reads ([0-9]+) ([0-9]+)$", text, re.M)
+    if not m or not int(m.group(1)):
+        return {}
+    return {"disk_read_req_kib": int(m.group(2)) / 2 / int(m.group(1))}
+
+
 def system_cpu_per_gib(fio):
     """System CPU milliseconds per GiB read, per job name (fio gives each
     clone's system CPU as a percentage of its runtime)."""
@@ -138,6 +148,7 @@ def metrics_of(job, text):
         metrics.update(system_cpu_per_gib(fio))
     metrics.update(completion_gaps(text))
     metrics.update(vmstat_deltas(text))
+    metrics.update(disk_read_size(text))
     return metrics
 
 

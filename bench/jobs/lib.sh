@@ -19,21 +19,33 @@ fio_run()
 		--group_reporting=0 "$@"
 }
 
+# "READS SECTORS": read requests the device under test completed so far
+# and the sectors they read (fields 1 and 3 of its sysfs stat file).
+DISKSTAT=${DISKSTAT:-/sys/block/${DEV##*/}/stat}
+disk_reads()
+{
+	awk '{ print $1, $3 }' "$DISKSTAT" 2>/dev/null
+}
+
 # Run "$@", then print "vmstat NAME DELTA" for each readahead counter of
 # /proc/vmstat (ra_thrash, ...: none on a kernel without the series) and
 # for workingset_refault_file, which counts evicted pages read again under
-# either algorithm.
+# either algorithm; and "disk_reads REQUESTS SECTORS" for the device,
+# whose mean request size shows how large the windows really were.
 VMSTAT=${VMSTAT:-/proc/vmstat}
 RA_COUNTERS='^(ra_[a-z_]*|workingset_refault_file) '
 with_ra_counters()
 {
 	before=$(grep -E "$RA_COUNTERS" "$VMSTAT")
+	reads_before=$(disk_reads)
 	"$@"
 	status=$?
 	grep -E "$RA_COUNTERS" "$VMSTAT" | while read -r name after; do
 		prev=$(echo "$before" | awk -v n="$name" '$1 == n { print $2 }')
 		echo "vmstat $name $((after - ${prev:-0}))"
 	done
+	[ -n "$reads_before" ] && echo "$(disk_reads) $reads_before" |
+		awk 'NF == 4 { print "disk_reads", $1 - $3, $2 - $4 }'
 	return $status
 }
 

@@ -72,6 +72,8 @@ def metric_unit(metric):
         return "us"
     if name.startswith("seconds") or name.endswith("_s"):
         return "s"
+    if name.endswith("_kib"):
+        return "KiB"
     return ""
 
 

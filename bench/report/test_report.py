@@ -498,25 +498,55 @@ class ReadaheadCounters(unittest.TestCase):
     """bench/jobs/lib.sh's with_ra_counters (the guest's shell) and their
     collection as metrics."""
 
+    def run_counted(self, env, command):
+        """with_ra_counters COMMAND in the guest's shell; its stdout lines."""
+        shell = shutil.which("busybox")  # the guest's sh and awk
+        done = subprocess.run(
+            ([shell, "sh"] if shell else ["sh"]) +
+            ["-c", f". {JOBS_LIB} && with_ra_counters sh -c '{command}'"],
+            env=dict(os.environ, **env), capture_output=True,
+            text=True, timeout=60, check=True)
+        return done.stdout.splitlines()
+
     def test_deltas_over_the_command(self):
         with tempfile.TemporaryDirectory() as tmp:
-            stat = os.path.join(tmp, "vmstat")
-            with open(stat, "w", encoding="utf-8") as f:
+            vmstat = os.path.join(tmp, "vmstat")
+            disk = os.path.join(tmp, "stat")
+            with open(vmstat, "w", encoding="utf-8") as f:
                 f.write("nr_free_pages 9\nra_thrash 5\nra_window_shrink 7\n"
                         "workingset_refault_file 40\n")
+            with open(disk, "w", encoding="utf-8") as f:
+                f.write("  100 3 8000 50 7 0 56 9 0 60 70\n")
             after = ("nr_free_pages 3\nra_thrash 17\nra_window_shrink 7\n"
                      "workingset_refault_file 52\n")
-            shell = shutil.which("busybox")  # the guest's sh and awk
-            done = subprocess.run(
-                ([shell, "sh"] if shell else ["sh"]) +
-                ["-c", f". {JOBS_LIB} && with_ra_counters "
-                       f"sh -c 'printf \"{after}\" >{stat}; echo ran'"],
-                env=dict(os.environ, VMSTAT=stat), capture_output=True,
-                text=True, timeout=60, check=True)
-        self.assertEqual(done.stdout.splitlines(),
-                         ["ran", "vmstat ra_thrash 12",
-                          "vmstat ra_window_shrink 0",
-                          "vmstat workingset_refault_file 12"])
+            lines = self.run_counted(
+                {"VMSTAT": vmstat, "DISKSTAT": disk},
+                f'printf \"{after}\" >{vmstat}; '
+                f'echo \"  140 3 28480 90 7 0 56 9 0 99 99\" >{disk}; '
+                f'echo ran')
+        self.assertEqual(lines, ["ran", "vmstat ra_thrash 12",
+                                 "vmstat ra_window_shrink 0",
+                                 "vmstat workingset_refault_file 12",
+                                 "disk_reads 40 20480"])
+
+    def test_no_disk_line_without_the_device(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            vmstat = os.path.join(tmp, "vmstat")
+            with open(vmstat, "w", encoding="utf-8") as f:
+                f.write("ra_thrash 5\n")
+            lines = self.run_counted(
+                {"VMSTAT": vmstat, "DISKSTAT": os.path.join(tmp, "none")},
+                "echo ran")
+        self.assertEqual(lines, ["ran", "vmstat ra_thrash 0"])
+
+    def test_mean_read_request_size(self):
+        text = "{}\ndisk_reads 40 20480\n"
+        metrics = collect.metrics_of("fileset-seqread", text)
+        # 20480 sectors of 512 bytes in 40 requests: 256 KiB each.
+        self.assertEqual(metrics["disk_read_req_kib"], 256.0)
+        self.assertEqual(report.metric_unit("disk_read_req_kib"), "KiB")
+        self.assertNotIn("disk_read_req_kib", collect.metrics_of(
+            "fileset-cached", "{}\ndisk_reads 0 0\n"))
 
     def test_deltas_become_metrics(self):
         fio = {"jobs": [{"jobname": "reader", "read": {
