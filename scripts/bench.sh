@@ -154,6 +154,37 @@ seeds_json()
 		BEGIN { printf "{" } END { print "}" }' "$CELLS_CONF"
 }
 
+# Bytes free for $BUILD on the host.
+free_bytes()
+{
+	df -B1 --output=avail "$BUILD" | tail -n 1
+}
+
+# Bytes the disk images of this run may still grow by: they are sparse,
+# and a benchmark fills them as it writes.
+images_growth()
+{
+	local kind img total=0
+	for kind in $(find "$RUN/plan" -type f -printf '%f\n' |
+		      cut -d_ -f2 | sort -u); do
+		[ "$kind" = nullb ] && continue
+		img=$(disk_image "$kind")
+		total=$((total + $(stat -c %s "$img") - $(du -B1 "$img" | cut -f1)))
+	done
+	echo "$total"
+}
+
+# A guest whose image meets a full host disk gets I/O errors and dies
+# without a word in its log: warn when the images could fill the disk.
+check_free_space()
+{
+	local growth free
+	growth=$(images_growth)
+	free=$(free_bytes)
+	[ "$free" -ge $((growth + (1 << 30))) ] ||
+		warn "the disk images may grow by $((growth >> 20)) MiB, but only $((free >> 20)) MiB are free in $BUILD; a full disk stops the run"
+}
+
 # Boot one group's guest with its plan and collect its results.
 run_group()
 {
@@ -199,11 +230,14 @@ validate
 RUN=$BUILD/bench/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$RUN"
 write_plans
+check_free_space
 NGROUPS=$(find "$RUN/plan" -type f | wc -l)
 GROUP_NO=0
 trap 'for k in $(disk_kinds); do stop_disk_model "$k"; done' EXIT
 for plan in "$RUN"/plan/*; do
 	run_group "$plan"
+	[ "$(free_bytes)" -ge $((64 << 20)) ] ||
+		die "the host disk is full: free space in $BUILD and run again; finished cells are in $RUN"
 done
 ln -sfn "$(basename "$RUN")" "$BUILD/bench/latest"
 python3 "$TOP/bench/report/report.py" "$RUN"
