@@ -364,6 +364,10 @@ STOCK = ("none", "mq-deadline", "kyber", "bfq", "bfq-lowlat0")
 BEST_STOCK = "best stock"
 LIMIT = "limit"
 MET, MISSED, NOT_APPLICABLE = "met", "missed", "n/a"
+WITHIN_NOISE = "within noise"
+# A verdict needs the measured figure this many standard errors from the
+# required one (about 95 % confidence); nearer, it is within noise.
+NOISE_STANDARD_ERRORS = 2
 
 # The issue's targets for the candidate scheduler, judged on the means of
 # one run.  A row: target, cell, profile, the thread counts it must hold
@@ -448,7 +452,21 @@ def reference(stats, metric, against):
     return name, stats[name]["mean"]
 
 
-def verdict(measured, required, lower_better):
+def relative_error_pct(*stats):
+    """The standard error, in percent, of a mean (or of a ratio of means)
+    over repetitions; None when a single run leaves it unknown."""
+    if any(stat["cv_pct"] is None for stat in stats):
+        return None
+    return math.sqrt(sum(stat["cv_pct"] ** 2 / stat["n"] for stat in stats))
+
+
+def verdict(measured, required, lower_better, error_pct=None):
+    """Met or missed; within noise when the figure is nearer the
+    requirement than the run's repetitions can tell apart."""
+    margin_pct = abs(measured / required - 1) * 100 if required else None
+    if (error_pct is not None and margin_pct is not None and
+            margin_pct < NOISE_STANDARD_ERRORS * error_pct):
+        return WITHIN_NOISE
     within = measured <= required if lower_better else measured >= required
     return MET if within else MISSED
 
@@ -461,11 +479,14 @@ def measure(info, candidate, metric, factor, against, threads):
     value = stats[candidate]["mean"]
     lower_better = is_lower_better(metric)
     if against == LIMIT:
-        return {"value": value,
-                "verdict": verdict(value, factor, lower_better)}
+        error = relative_error_pct(stats[candidate])
+        return {"value": value, "error_pct": error,
+                "verdict": verdict(value, factor, lower_better, error)}
     name, base = reference(stats, metric, against)
+    error = relative_error_pct(stats[candidate], stats[name])
     return {"value": value, "reference": name, "ratio": value / base,
-            "verdict": verdict(value / base, factor, lower_better)}
+            "error_pct": error,
+            "verdict": verdict(value / base, factor, lower_better, error)}
 
 
 def judge(info, candidate, metric, factor, against, threads):
@@ -499,9 +520,10 @@ def target_checks(cell, candidate, threads, conditions):
 
 
 def overall_verdict(checks):
-    """Missed if any condition is; met only if every one could be judged."""
+    """Missed if any condition is; met only if every one could be judged
+    and none was within noise."""
     verdicts = {check["verdict"] for check in checks}
-    for outcome in (MISSED, NOT_APPLICABLE):
+    for outcome in (MISSED, WITHIN_NOISE, NOT_APPLICABLE):
         if outcome in verdicts:
             return outcome
     return MET
@@ -550,6 +572,8 @@ def format_check(check):
         measured = f"{format_value(check['value'])} {unit}"
     else:
         measured = f"{check['ratio']:.2f}x {check['reference']}"
+    if check["error_pct"] is not None:
+        measured += f" (s.e. {check['error_pct']:.0f}%)"
     return f"{metric}{at} {measured} ({required}): {check['verdict']}"
 
 

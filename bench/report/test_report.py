@@ -7,6 +7,7 @@ Run: python3 -m unittest discover -s bench/report -v
 """
 
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -384,6 +385,37 @@ class Targets(unittest.TestCase):
         self.assertEqual(result["verdict"], "missed")
         self.assertEqual([c["verdict"] for c in result["checks"]],
                          ["met", "missed"])
+
+    def noisy_dbench(self, spread):
+        """Three repetitions at 4 clients: mq-cfq 1.04x mq-deadline (the best
+        stock), each scheduler's runs @spread apart around its mean."""
+        records = []
+        for rep, sign in enumerate((-1, 0, 1), start=1):
+            for record in dbench_records():
+                seconds = record["metrics"]["seconds_per_loadfile"]
+                records.append(dict(record, rep=rep, metrics={
+                    "seconds_per_loadfile": seconds * (1 + sign * spread)}))
+        return targets_of(records)[("T13", "hdd")]
+
+    def test_within_noise(self):
+        result = self.noisy_dbench(0.15)
+        self.assertEqual(result["verdict"], "within noise")
+        check = result["checks"][1]
+        self.assertEqual(check["verdict"], "within noise")
+        self.assertAlmostEqual(check["error_pct"], 15 * math.sqrt(2 / 3))
+        self.assertIn("1.04x mq-deadline (s.e. 12%) (<= 1.05x best stock): "
+                      "within noise", report.target_line(result))
+
+    def test_quiet_repetitions_decide(self):
+        result = self.noisy_dbench(0.002)
+        self.assertEqual([c["verdict"] for c in result["checks"]],
+                         ["met", "met"])
+        self.assertEqual(result["verdict"], "met")
+
+    def test_missed_outweighs_noise(self):
+        checks = [{"verdict": "within noise"}, {"verdict": "missed"}]
+        self.assertEqual(report.overall_verdict(checks), "missed")
+        self.assertEqual(report.overall_verdict(checks[:1]), "within noise")
 
     def test_absent_cell_is_never_met(self):
         results = targets_of(writers_records())
