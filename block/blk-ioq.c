@@ -157,12 +157,20 @@ void ioq_par_init(struct ioq_par_est *e)
 }
 EXPORT_SYMBOL_GPL(ioq_par_init);
 
-/* Busy time and the depth integral advance only while requests are out. */
+/*
+ * Busy time and the depth integral advance only while requests are out.
+ * Callers read the clock before they take their lock, so an event may
+ * come stamped earlier than the one before it: time never runs backwards
+ * here, or the next interval would be counted twice.
+ */
 static void ioq_par_advance(struct ioq_par_est *e, u64 now_ns)
 {
-	if (e->in_flight && now_ns > e->last_event_ns) {
-		u64 dt = now_ns - e->last_event_ns;
+	u64 dt;
 
+	if (now_ns <= e->last_event_ns)
+		return;
+	dt = now_ns - e->last_event_ns;
+	if (e->in_flight) {
 		e->window_busy_ns += dt;
 		e->window_depth_ns += dt * e->in_flight;
 	}

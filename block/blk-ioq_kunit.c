@@ -216,6 +216,24 @@ static void ioq_test_par_prior(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ioq_par_units(&e, 7), 7U);
 }
 
+/* An event stamped before the previous one does not turn time back. */
+static void ioq_test_par_out_of_order(struct kunit *test)
+{
+	struct ioq_par_est e;
+
+	ioq_par_init(&e);
+	ioq_par_dispatch(&e, 10 * MS);
+	ioq_par_dispatch(&e, 10 * MS);
+	ioq_par_dispatch(&e, 10 * MS);
+	ioq_par_complete(&e, 14 * MS, true);
+	/* Read the clock at 12 ms, got the lock after the completion. */
+	ioq_par_complete(&e, 12 * MS, true);
+	ioq_par_complete(&e, 16 * MS, true);
+	KUNIT_EXPECT_EQ(test, e.window_busy_ns, 6 * MS);
+	KUNIT_EXPECT_EQ(test, e.window_depth_ns, 3 * 4 * MS + 1 * 2 * MS);
+	KUNIT_EXPECT_EQ(test, e.in_flight, 0U);
+}
+
 static void ioq_test_scale_by_level(struct kunit *test)
 {
 	unsigned int level;
@@ -279,6 +297,7 @@ static struct kunit_case ioq_test_cases[] = {
 	KUNIT_CASE(ioq_test_par_raid),
 	KUNIT_CASE(ioq_test_par_flash),
 	KUNIT_CASE(ioq_test_par_prior),
+	KUNIT_CASE(ioq_test_par_out_of_order),
 	KUNIT_CASE(ioq_test_scale_by_level),
 	KUNIT_CASE(ioq_test_sweep),
 	{}
