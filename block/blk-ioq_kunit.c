@@ -224,13 +224,14 @@ static void ioq_test_par_out_of_order(struct kunit *test)
 	ioq_par_init(&e);
 	ioq_par_dispatch(&e, 10 * MS);
 	ioq_par_dispatch(&e, 10 * MS);
-	ioq_par_dispatch(&e, 10 * MS);
 	ioq_par_complete(&e, 14 * MS, true);
-	/* Read the clock at 12 ms, got the lock after the completion. */
-	ioq_par_complete(&e, 12 * MS, true);
+	/* A dispatch read the clock at 12 ms, got the lock after that. */
+	ioq_par_dispatch(&e, 12 * MS);
 	ioq_par_complete(&e, 16 * MS, true);
-	KUNIT_EXPECT_EQ(test, e.window_busy_ns, 6 * MS);
-	KUNIT_EXPECT_EQ(test, e.window_depth_ns, 3 * 4 * MS + 1 * 2 * MS);
+	ioq_par_complete(&e, 18 * MS, true);
+	KUNIT_EXPECT_EQ(test, e.window_busy_ns, 8 * MS);
+	KUNIT_EXPECT_EQ(test, e.window_depth_ns,
+			2 * 4 * MS + 2 * 2 * MS + 1 * 2 * MS);
 	KUNIT_EXPECT_EQ(test, e.in_flight, 0U);
 }
 
