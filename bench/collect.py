@@ -120,6 +120,12 @@ def system_cpu_per_gib(fio):
             for role in sys_ms if gib[role]}
 
 
+def tunables_set(text):
+    """The tunables a label's @NAME=VALUE suffix set, as the guest read
+    them back ("tunable NAME VALUE" lines)."""
+    return dict(re.findall(r"^tunable (\S+) (\S+)$", text, re.M))
+
+
 def fio_json(text):
     """The fio JSON document in @text (fio may print notes before it, the
     job its completion gaps after it)."""
@@ -198,6 +204,9 @@ def main():
                 "bs": bs, "scheduler": sched, "rep": int(rep),
                 "metrics": metrics, "complete": not args.incomplete,
             })
+            tunables = tunables_set(body)
+            if tunables:
+                record["tunables"] = tunables
             print(json.dumps(record, sort_keys=True))
     return 1 if failed else 0
 

@@ -62,7 +62,39 @@ validate()
 	done
 	check_names cell "${CELLS:-}" "$(cells | tr '\n' ' ')"
 	check_names profile "${PROFILE:-}" "$(model_profiles | tr '\n' ' ')"
-	check_names scheduler "${SCHEDULERS:-}" "$(scheduler_labels | tr '\n' ' ')"
+	check_names scheduler "$(label_bases "${SCHEDULERS:-}")" \
+		"$(scheduler_labels | tr '\n' ' ')"
+	check_tunable_settings "${SCHEDULERS:-}"
+}
+
+# A label may end in tunables that the guest sets after selecting its
+# scheduler: LABEL@NAME=VALUE[@NAME=VALUE...], for example
+# mq-cfq@slice_idle=0. The labels of $1 without them:
+label_bases()
+{
+	local w
+	for w in $(words "$1"); do
+		echo "${w%%@*}"
+	done
+}
+
+# The labels of $1 that carry tunables, in the order given.
+variant_labels()
+{
+	local w
+	for w in $(words "$1"); do
+		[[ $w == *@* ]] && echo "$w"
+	done
+	return 0
+}
+
+check_tunable_settings()
+{
+	local label
+	for label in $(variant_labels "$1"); do
+		[[ $label =~ ^[^@]+(@[a-z_]+=[A-Za-z0-9_]+)+$ ]] ||
+			die "scheduler label '$label': its tunables must read @NAME=VALUE"
+	done
 }
 
 selected() { [ -z "$2" ] || echo " $(words "$2") " | grep -q " $1 "; }
@@ -73,7 +105,8 @@ rotated_schedulers()
 {
 	local all n k
 	mapfile -t all < <(scheduler_labels | while read -r s; do
-		selected "$s" "${SCHEDULERS:-}" && echo "$s"; done)
+		selected "$s" "${SCHEDULERS:-}" && echo "$s"; done
+		variant_labels "${SCHEDULERS:-}")
 	n=${#all[@]}
 	for ((k = 0; k < n; k++)); do
 		echo "${all[$(((k + $1 - 1) % n))]}"

@@ -650,6 +650,38 @@ class CompletionGaps(unittest.TestCase):
         self.assertEqual(collect.completion_gaps('{"jobs": []}'), {})
 
 
+class TunableLabels(unittest.TestCase):
+    """collect.py: the tunables of a label's @NAME=VALUE suffix, as the
+    guest read them back, go into its record; other records carry none."""
+
+    FIO = json.dumps({"jobs": [{"jobname": "reader", "read": {
+        "io_bytes": 4096, "bw": 100, "lat_ns": {"max": 1e6}}}]})
+
+    def collect(self, label, guest_lines):
+        out = "\n".join([f"BENCH-BEGIN c mmap-randread 4 64k 5 {label} 1",
+                         *guest_lines, self.FIO, "BENCH-END status=0", ""])
+        path = os.path.join(tempfile.mkdtemp(), "bench.tap")
+        self.addCleanup(shutil.rmtree, os.path.dirname(path))
+        with open(path, "w") as f:
+            f.write(out)
+        done = subprocess.run(
+            [sys.executable, os.path.join(BENCH, "collect.py"), path,
+             "--meta", "{}", "--seeds", "{}"],
+            capture_output=True, text=True, check=True)
+        return json.loads(done.stdout)
+
+    def test_variant_records_what_the_guest_read_back(self):
+        label = "bfq@low_latency=0@slice_idle=0"
+        record = self.collect(label, ["tunable low_latency 0",
+                                      "tunable slice_idle 0"])
+        self.assertEqual(record["scheduler"], label)
+        self.assertEqual(record["tunables"],
+                         {"low_latency": "0", "slice_idle": "0"})
+
+    def test_plain_label_records_no_tunables(self):
+        self.assertNotIn("tunables", self.collect("bfq", []))
+
+
 class Helpers(unittest.TestCase):
     def test_direction_from_name(self):
         self.assertTrue(report.is_lower_better("writer_lat_max_ms"))

@@ -46,7 +46,7 @@ select_readahead()
 
 # Scheduler labels: a scheduler's name, or a variant: bfq-lowlat0 (bfq
 # with low_latency=0), mq-deadline-rastock (mq-deadline with the stock
-# readahead algorithm). Every other label reads ahead with the kernel's
+# readahead algorithm); any of them may end in @NAME=VALUE tunables. Every other label reads ahead with the kernel's
 # default, adaptive, algorithm. Each label starts from its scheduler's
 # default tunables: the disk goes through none first, since naming the
 # active scheduler again keeps what a variant changed (bfq after
@@ -54,7 +54,7 @@ select_readahead()
 select_scheduler()
 {
 	queue=/sys/block/$1/queue
-	label=$2
+	label=${2%%@*}
 	readahead=adaptive
 	echo none >"$queue/scheduler" || return
 	case "$label" in
@@ -69,7 +69,20 @@ select_scheduler()
 	*)
 		echo "$label" >"$queue/scheduler"
 		;;
-	esac && select_readahead "$readahead"
+	esac && set_tunables "$queue" "${2#"$label"}" &&
+		select_readahead "$readahead"
+}
+
+# Each @NAME=VALUE of $2 (a label's suffix) into $1/iosched/NAME, in order;
+# a tunable the scheduler lacks or refuses fails the measurement. Prints
+# "tunable NAME VALUE" as read back, for the record.
+set_tunables()
+{
+	for setting in $(echo "$2" | tr @ ' '); do
+		name=$1/iosched/${setting%%=*}
+		echo "${setting#*=}" >"$name" || return
+		echo "tunable ${setting%%=*} $(cat "$name")"
+	done
 }
 
 dev=$(bench_device) || { echo "bench: no device under test" >&2; exit 1; }
