@@ -35,6 +35,11 @@ def planned(run):
     return lines
 
 
+def label_tunables(label):
+    """NAME -> VALUE of a label's @NAME=VALUE suffix."""
+    return dict(s.split("=", 1) for s in label.split("@")[1:])
+
+
 def main(run):
     tap = Tap()
     print("TAP version 13")
@@ -54,6 +59,10 @@ def main(run):
             for k, v in figures.items() if k.endswith("_kbps")),
             f"{name}: positive throughput figures")
         tap.check(r.get("complete") is True, f"{name}: complete")
+        asked = label_tunables(r.get("scheduler", ""))
+        if asked:
+            tap.check(r.get("tunables") == asked,
+                      f"{name}: tunables read back as asked")
     tap.check(os.path.isfile(os.path.join(run, "report.md")), "report.md")
     threads = {(r["cell"], r["threads"]) for r in records}
     if len({t for _, t in threads}) > 1:
