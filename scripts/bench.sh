@@ -275,5 +275,5 @@ done
 ln -sfn "$(basename "$RUN")" "$BUILD/bench/latest"
 python3 "$TOP/bench/report/report.py" "$RUN"
 if [ -f "$RUN/INCOMPLETE" ]; then
-	die "run incomplete (a guest or the disk model failed); finished cells are in $RUN"
+	die "run incomplete (a measurement, a guest or the disk model failed; see above); finished cells are in $RUN"
 fi
