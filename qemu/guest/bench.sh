@@ -46,11 +46,12 @@ select_readahead()
 
 # Scheduler labels: a scheduler's name, or a variant: bfq-lowlat0 (bfq
 # with low_latency=0), mq-deadline-rastock (mq-deadline with the stock
-# readahead algorithm); any of them may end in @NAME=VALUE tunables. Every other label reads ahead with the kernel's
+# readahead algorithm). Every other label reads ahead with the kernel's
 # default, adaptive, algorithm. Each label starts from its scheduler's
 # default tunables: the disk goes through none first, since naming the
 # active scheduler again keeps what a variant changed (bfq after
-# bfq-lowlat0 would run without low_latency).
+# bfq-lowlat0 would run without low_latency). Any label may end in
+# @NAME=VALUE suffixes: tunables set after its scheduler is selected.
 select_scheduler()
 {
 	queue=/sys/block/$1/queue
