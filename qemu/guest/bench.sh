@@ -80,9 +80,9 @@ select_scheduler()
 set_tunables()
 {
 	for setting in $(echo "$2" | tr @ ' '); do
-		name=$1/iosched/${setting%%=*}
-		echo "${setting#*=}" >"$name" || return
-		echo "tunable ${setting%%=*} $(cat "$name")"
+		tunable=${setting%%=*}
+		echo "${setting#*=}" >"$1/iosched/$tunable" || return
+		echo "tunable $tunable $(cat "$1/iosched/$tunable")"
 	done
 }
 
