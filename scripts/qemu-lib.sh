@@ -76,6 +76,7 @@ disk_qemu_args()
 	devices=$(disk_field "$kind" 4)
 	devices=${devices//\{id\}/$id}
 	devices=${devices//\{slot\}/0x${slot%.0}}
+	devices=${devices//\{topology\}/$(disk_topology_props "$kind")}
 	if [ -S "$(model_socket "$kind")" ]; then
 		backing="file.driver=nbd,file.server.type=unix,file.server.path=$(model_socket "$kind")"
 	else
@@ -93,6 +94,30 @@ model_profiles()
 {
 	nbdkit "$BUILD/diskmodel/nbdkit-diskmodel-plugin.so" --dump-plugin |
 		sed -n 's/^diskmodel_profile_\([^=]*\)=.*/\1/p'
+}
+
+# "CHUNK STRIPE" in bytes for a striped profile $1, nothing otherwise.
+model_topology()
+{
+	nbdkit "$BUILD/diskmodel/nbdkit-diskmodel-plugin.so" --dump-plugin |
+		sed -n "s/^diskmodel_topology_$1=//p"
+}
+
+model_topology_file()
+{
+	echo "$BUILD/run/$1.topology"
+}
+
+# The QEMU properties that report the layout of the striped profile the
+# model serves disk kind $1 with, as a RAID controller would; whether the
+# guest sees them depends on the transport (SCSI and virtio do, ATA can't).
+disk_topology_props()
+{
+	local chunk stripe file
+	file=$(model_topology_file "$1")
+	[ -S "$(model_socket "$1")" ] && [ -s "$file" ] || return 0
+	read -r chunk stripe <"$file"
+	echo ",min_io_size=$chunk,opt_io_size=$stripe"
 }
 
 build_disk_model()
@@ -115,6 +140,7 @@ start_disk_model()
 		>"$LOGS/diskmodel-$kind.log" 2>&1 ||
 		die "disk model for $kind ($profile) did not start: $(tail -n 1 "$LOGS/diskmodel-$kind.log")"
 	[ -S "$sock" ] || die "disk model for $kind did not create $sock"
+	model_topology "$profile" >"$(model_topology_file "$kind")"
 }
 
 # Fail if the model serving kind $1 is gone (it crashed under the guest);
@@ -134,7 +160,7 @@ stop_disk_model()
 		kill "$(cat "$pid")" 2>/dev/null || true
 		rm -f "$pid"
 	fi
-	rm -f "$(model_socket "$1")"
+	rm -f "$(model_socket "$1")" "$(model_topology_file "$1")"
 }
 
 # "kind:slot:driver,..." for the guest's iosched.disks parameter.

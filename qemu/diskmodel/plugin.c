@@ -142,8 +142,13 @@ static void diskmodel_dump_plugin(void)
 	const struct dm_profile *p;
 	unsigned int i;
 
-	for (i = 0; (p = dm_profile_at(i)); i++)
+	for (i = 0; (p = dm_profile_at(i)); i++) {
 		printf("diskmodel_profile_%s=%s\n", p->name, p->desc);
+		/* What a RAID controller reports: chunk and full stripe. */
+		if (p->kind == DM_DISK && p->spindles > 1)
+			printf("diskmodel_topology_%s=%u %u\n", p->name,
+			       p->stripe, p->stripe * p->spindles);
+	}
 }
 
 static int open_backing(void)
