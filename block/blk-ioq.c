@@ -27,6 +27,8 @@
  * - How many units does the device have?  &struct ioq_par_est measures
  *   whether throughput grows with depth (see ioq_par_units()).  A policy
  *   uses it to idle where idling pays: on one spindle, not on a RAID.
+ *   A RAID that reports its chunk and stripe sizes also tells which unit
+ *   holds a sector (&struct ioq_layout), so a policy can idle per unit.
  */
 #include <linux/bitops.h>
 #include <linux/ioprio.h>
@@ -239,6 +241,40 @@ unsigned int ioq_par_units(const struct ioq_par_est *e, unsigned int prior)
 		       IOQ_PAR_MAX_UNITS);
 }
 EXPORT_SYMBOL_GPL(ioq_par_units);
+
+/**
+ * ioq_layout_init - the layout of a striped device, from its topology
+ * @l: the layout to set
+ * @io_min: the chunk size in bytes (queue_io_min())
+ * @io_opt: the full stripe in bytes (queue_io_opt())
+ *
+ * A device reports a layout when its full stripe is at least two chunks
+ * of whole sectors and at most %IOQ_PAR_MAX_UNITS; otherwise @l says one
+ * unit and no chunk.
+ */
+void ioq_layout_init(struct ioq_layout *l, unsigned int io_min,
+		     unsigned int io_opt)
+{
+	l->chunk_sectors = 0;
+	l->units = 1;
+	if (io_min < SECTOR_SIZE || io_min % SECTOR_SIZE || io_opt % io_min)
+		return;
+	if (io_opt / io_min < 2 || io_opt / io_min > IOQ_PAR_MAX_UNITS)
+		return;
+	l->chunk_sectors = io_min >> SECTOR_SHIFT;
+	l->units = io_opt / io_min;
+}
+EXPORT_SYMBOL_GPL(ioq_layout_init);
+
+/* The unit that holds sector @pos; 0 without a layout. */
+unsigned int ioq_layout_unit(const struct ioq_layout *l, sector_t pos)
+{
+	if (!l->chunk_sectors)
+		return 0;
+	sector_div(pos, l->chunk_sectors);
+	return sector_div(pos, l->units);
+}
+EXPORT_SYMBOL_GPL(ioq_layout_unit);
 
 void ioq_init(struct ioq *ioq)
 {

@@ -82,6 +82,23 @@ void ioq_par_complete(struct ioq_par_est *e, u64 now_ns, bool small);
 unsigned int ioq_par_units(const struct ioq_par_est *e, unsigned int prior);
 
 /*
+ * Layout of a striped device (a RAID), from the topology it reports:
+ * chunks of io_min bytes lie on consecutive units, and a full stripe is
+ * io_opt.  A policy that knows it can keep a process's sequential run on
+ * one unit together while the other units serve other processes.  With
+ * parity (RAID-5/6) the unit is a position in the stripe rather than a
+ * disk, which still keeps the chunks of one stripe apart.
+ */
+struct ioq_layout {
+	unsigned int chunk_sectors;	/* 0: no layout reported */
+	unsigned int units;		/* 1 without a layout */
+};
+
+void ioq_layout_init(struct ioq_layout *l, unsigned int io_min,
+		     unsigned int io_opt);
+unsigned int ioq_layout_unit(const struct ioq_layout *l, sector_t pos);
+
+/*
  * A per-process queue of requests: sorted by sector for the elevator
  * sweep, and in arrival order for the FIFO deadlines.
  */

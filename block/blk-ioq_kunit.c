@@ -248,6 +248,46 @@ static void ioq_test_scale_by_level(struct kunit *test)
 				ioq_scale_by_level(40 * MS, level - 1));
 }
 
+/* A RAID-0 of four disks with 64 KiB chunks, as md reports it. */
+static void ioq_test_layout_raid(struct kunit *test)
+{
+	struct ioq_layout l;
+
+	ioq_layout_init(&l, 64 * 1024, 256 * 1024);
+	KUNIT_EXPECT_EQ(test, l.chunk_sectors, 128U);
+	KUNIT_EXPECT_EQ(test, l.units, 4U);
+	KUNIT_EXPECT_EQ(test, ioq_layout_unit(&l, 0), 0U);
+	KUNIT_EXPECT_EQ(test, ioq_layout_unit(&l, 127), 0U);
+	KUNIT_EXPECT_EQ(test, ioq_layout_unit(&l, 128), 1U);
+	KUNIT_EXPECT_EQ(test, ioq_layout_unit(&l, 3 * 128 + 5), 3U);
+	/* The next stripe starts on the first unit again. */
+	KUNIT_EXPECT_EQ(test, ioq_layout_unit(&l, 4 * 128), 0U);
+	KUNIT_EXPECT_EQ(test, ioq_layout_unit(&l, 1000000ULL * 512 + 130),
+			1U);
+}
+
+/* A plain disk, or a topology that is no stripe, gives no layout. */
+static void ioq_test_layout_none(struct kunit *test)
+{
+	static const unsigned int topologies[][2] = {
+		{ 512, 0 },			/* a plain disk */
+		{ 4096, 4096 },			/* one unit */
+		{ 64 * 1024, 96 * 1024 },	/* not whole chunks */
+		{ 4096, 4096 * (IOQ_PAR_MAX_UNITS + 1) },
+		{ 0, 64 * 1024 },
+		{ 1000, 4000 },			/* not whole sectors */
+	};
+	struct ioq_layout l;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(topologies); i++) {
+		ioq_layout_init(&l, topologies[i][0], topologies[i][1]);
+		KUNIT_EXPECT_EQ_MSG(test, l.chunk_sectors, 0U, "case %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, l.units, 1U, "case %u", i);
+		KUNIT_EXPECT_EQ(test, ioq_layout_unit(&l, 4096), 0U);
+	}
+}
+
 static struct request *ioq_test_rq(struct kunit *test, struct ioq *ioq,
 				   sector_t pos)
 {
@@ -301,6 +341,8 @@ static struct kunit_case ioq_test_cases[] = {
 	KUNIT_CASE(ioq_test_par_out_of_order),
 	KUNIT_CASE(ioq_test_scale_by_level),
 	KUNIT_CASE(ioq_test_sweep),
+	KUNIT_CASE(ioq_test_layout_raid),
+	KUNIT_CASE(ioq_test_layout_none),
 	{}
 };
 
