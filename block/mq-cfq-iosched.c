@@ -27,7 +27,11 @@
  * random reader after every read).  On a device with several units
  * (see the parallelism estimator in blk-ioq.c) idling does not leave the
  * other units dry: while the active queue idles, other queues dispatch
- * until all but one unit are busy.
+ * until all but one unit are busy.  A RAID that reports its chunk and
+ * stripe sizes gets idling per unit instead: a unit stays reserved for
+ * the non-seeky queue it just served, for slice_idle, and the other
+ * queues fill the units nobody holds, so that each process's sequential
+ * run on its unit is not broken up by the others.
  *
  * A sync request preempts an async slice when its queue is owed service
  * (low_latency) or its oldest request is past fifo_expire_sync, and a
@@ -100,6 +104,13 @@ struct cfq_queue {
 	pid_t pid;
 };
 
+/* One unit of a striped device: who it is reserved for, and until when. */
+struct cfq_unit {
+	const struct cfq_queue *owner;	/* cleared when the queue is freed */
+	unsigned int in_flight;
+	u64 free_at_ns;			/* once nothing is in flight */
+};
+
 struct cfq_io_cq {
 	struct io_cq icq;		/* must be first */
 	struct cfq_queue *sync_queue;
@@ -156,6 +167,8 @@ struct cfq_data {
 	u64 last_nonidle_ns;		/* RT or BE request out or done */
 	struct ioq_par_est par;
 	u64 probe_start_ns;
+	struct ioq_layout layout;	/* read when the scheduler is attached */
+	struct cfq_unit units[IOQ_PAR_MAX_UNITS];
 
 	struct cfq_queue async_queues[CFQ_NR_CLASSES][IOPRIO_NR_LEVELS];
 	struct cfq_queue oom_queue;	/* when a sync queue can't be had */
@@ -175,21 +188,30 @@ static inline struct cfq_queue *rq_cfqq(struct request *rq)
 
 /*
  * rq->elv.priv[1] of a request handed to the driver: its dispatch time in
- * microseconds (only differences are used, so wrapping is harmless) and
- * whether it was small enough for the parallelism estimator.
+ * microseconds (only differences are used, so wrapping is harmless), the
+ * unit of a striped device it went to, and whether it was small enough
+ * for the parallelism estimator.
  */
 #define CFQ_STAMP_DISPATCHED	1UL
 #define CFQ_STAMP_SMALL		2UL
-#define CFQ_STAMP_SHIFT		2
+#define CFQ_STAMP_UNIT_SHIFT	2
+#define CFQ_STAMP_UNIT_MASK	((unsigned long)IOQ_PAR_MAX_UNITS - 1)
+#define CFQ_STAMP_SHIFT		8
+#define CFQ_STAMP_FLAGS		(CFQ_STAMP_DISPATCHED | CFQ_STAMP_SMALL | \
+				 CFQ_STAMP_UNIT_MASK << CFQ_STAMP_UNIT_SHIFT)
+static_assert(!(IOQ_PAR_MAX_UNITS & (IOQ_PAR_MAX_UNITS - 1)) &&
+	      IOQ_PAR_MAX_UNITS << CFQ_STAMP_UNIT_SHIFT <= 1 << CFQ_STAMP_SHIFT);
 
 static unsigned long cfq_stamp_time(u64 now_ns)
 {
 	return (unsigned long)div_u64(now_ns, NSEC_PER_USEC) << CFQ_STAMP_SHIFT;
 }
 
-static void cfq_stamp_dispatch(struct request *rq, u64 now_ns)
+static void cfq_stamp_dispatch(struct request *rq, unsigned int unit,
+			       u64 now_ns)
 {
-	unsigned long stamp = cfq_stamp_time(now_ns) | CFQ_STAMP_DISPATCHED;
+	unsigned long stamp = cfq_stamp_time(now_ns) | CFQ_STAMP_DISPATCHED |
+			      (unsigned long)unit << CFQ_STAMP_UNIT_SHIFT;
 
 	if (blk_rq_bytes(rq) <= IOQ_PAR_SMALL_BYTES)
 		stamp |= CFQ_STAMP_SMALL;
@@ -201,10 +223,15 @@ static unsigned long cfq_stamp(struct request *rq)
 	return (unsigned long)rq->elv.priv[1];
 }
 
+static unsigned int cfq_stamp_unit(unsigned long stamp)
+{
+	return (stamp >> CFQ_STAMP_UNIT_SHIFT) & CFQ_STAMP_UNIT_MASK;
+}
+
 static u64 cfq_stamp_age_ns(unsigned long stamp, u64 now_ns)
 {
 	unsigned long elapsed = cfq_stamp_time(now_ns) -
-		(stamp & ~(CFQ_STAMP_DISPATCHED | CFQ_STAMP_SMALL));
+		(stamp & ~CFQ_STAMP_FLAGS);
 
 	return (u64)(elapsed >> CFQ_STAMP_SHIFT) * NSEC_PER_USEC;
 }
@@ -275,11 +302,16 @@ static bool cfq_probing(struct cfq_data *cfqd, u64 now)
 	return true;
 }
 
-/* Requests the device serves in parallel: forced, measured or assumed. */
+/*
+ * Requests the device serves in parallel: forced, reported by a striped
+ * device, measured or assumed.
+ */
 static unsigned int cfq_units(struct cfq_data *cfqd, u64 now)
 {
 	if (cfqd->tun.spindles != CFQ_AUTO)
 		return cfqd->tun.spindles;
+	if (cfqd->layout.chunk_sectors)
+		return cfqd->layout.units;
 	if (blk_queue_nonrot(cfqd->queue))
 		return ioq_par_units(&cfqd->par, IOQ_PAR_MAX_UNITS);
 	if (cfq_probing(cfqd, now))
@@ -292,11 +324,23 @@ static void cfq_get_queue(struct cfq_queue *cfqq)
 	cfqq->ref++;
 }
 
+/* A freed queue holds no unit: its memory may become another queue. */
+static void cfq_release_units(struct cfq_data *cfqd,
+			      const struct cfq_queue *cfqq)
+{
+	unsigned int i;
+
+	for (i = 0; i < cfqd->layout.units; i++)
+		if (cfqd->units[i].owner == cfqq)
+			cfqd->units[i].owner = NULL;
+}
+
 static void cfq_put_queue(struct cfq_queue *cfqq)
 {
 	if (--cfqq->ref)
 		return;
 	WARN_ON_ONCE(cfqq->on_tree || cfqq->in_flight || cfqq->ioq.queued);
+	cfq_release_units(cfqq->cfqd, cfqq);
 	kmem_cache_free(cfq_queue_cache, cfqq);
 }
 
@@ -696,17 +740,31 @@ static bool cfq_may_dispatch(const struct cfq_data *cfqd,
 	return cfqq->in_flight < depth;
 }
 
-static struct request *cfq_dispatch_from(struct cfq_data *cfqd,
-					 struct cfq_queue *cfqq, u64 now)
+/* The request @cfqq would dispatch next: an overdue one, or the sweep's. */
+static struct request *cfq_next_request(const struct cfq_data *cfqd,
+					const struct cfq_queue *cfqq)
 {
 	struct ioq_sweep sweep = {
 		.back_max = (sector_t)cfqd->tun.back_seek_max * 2,
 		.back_penalty = cfqd->tun.back_seek_penalty,
 	};
-	struct request *rq;
 
-	rq = ioq_expired_request(&cfqq->ioq) ?:
-	     ioq_next_request(&cfqq->ioq, &sweep);
+	return ioq_expired_request(&cfqq->ioq) ?:
+	       ioq_next_request(&cfqq->ioq, &sweep);
+}
+
+static unsigned int cfq_unit_of(const struct cfq_data *cfqd,
+				const struct request *rq)
+{
+	return ioq_layout_unit(&cfqd->layout, blk_rq_pos(rq));
+}
+
+static struct request *cfq_dispatch_from(struct cfq_data *cfqd,
+					 struct cfq_queue *cfqq, u64 now)
+{
+	struct request *rq = cfq_next_request(cfqd, cfqq);
+	unsigned int unit = cfq_unit_of(cfqd, rq);
+
 	ioq_del_request(&cfqq->ioq, rq);
 	cfqd->queued--;
 	if (cfqq->on_tree && ioq_empty(&cfqq->ioq))
@@ -718,20 +776,68 @@ static struct request *cfq_dispatch_from(struct cfq_data *cfqd,
 	cfqd->in_flight++;
 	if (cfqq->class != CFQ_IDLE)
 		cfqd->last_nonidle_ns = now;
+	cfqd->units[unit].owner = cfqq;
+	cfqd->units[unit].in_flight++;
 	ioq_par_dispatch(&cfqd->par, now);
-	cfq_stamp_dispatch(rq, now);
+	cfq_stamp_dispatch(rq, unit, now);
 	rq->rq_flags |= RQF_STARTED;
 	return rq;
 }
 
 /*
+ * Whether @rq of @cfqq may go to its unit: the unit is @cfqq's, or has
+ * nothing in flight and is no longer reserved for the queue it served.
+ */
+static bool cfq_unit_free_for(const struct cfq_data *cfqd,
+			      const struct cfq_queue *cfqq,
+			      const struct request *rq, u64 now)
+{
+	const struct cfq_unit *unit = &cfqd->units[cfq_unit_of(cfqd, rq)];
+
+	return unit->owner == cfqq ||
+	       (!unit->in_flight && now >= unit->free_at_ns);
+}
+
+/* Queues of a class looked at for a free unit, in virtual time order. */
+#define CFQ_FILL_CANDIDATES	8
+
+/*
+ * The first few waiting queues of the active queue's class, in virtual
+ * time order: the first whose next request goes to a unit free for it.
+ */
+static struct cfq_queue *cfq_queue_for_free_unit(struct cfq_data *cfqd,
+						 u64 now)
+{
+	struct cfq_tree *tree = &cfqd->trees[cfqd->active->class];
+	struct rb_node *node = rb_first_cached(&tree->root);
+	unsigned int looked;
+
+	for (looked = 0; node && looked < CFQ_FILL_CANDIDATES;
+	     node = rb_next(node), looked++) {
+		struct cfq_queue *cfqq = rb_entry(node, struct cfq_queue,
+						  tree_node);
+
+		if (cfq_may_dispatch(cfqd, cfqq, now) &&
+		    cfq_unit_free_for(cfqd, cfqq, cfq_next_request(cfqd, cfqq),
+				      now))
+			return cfqq;
+	}
+	return NULL;
+}
+
+/*
  * While the active queue keeps a device with several units, requests of
- * the next queues go to the units it leaves free.
+ * the next queues go to the units it leaves free: by the layout when the
+ * device reports one, otherwise up to all units but one.
  */
 static struct request *cfq_fill_units(struct cfq_data *cfqd, u64 now)
 {
 	struct cfq_queue *cfqq;
 
+	if (cfqd->layout.chunk_sectors && cfqd->tun.spindles == CFQ_AUTO) {
+		cfqq = cfq_queue_for_free_unit(cfqd, now);
+		return cfqq ? cfq_dispatch_from(cfqd, cfqq, now) : NULL;
+	}
 	if (cfqd->in_flight + 1 >= cfq_units(cfqd, now))
 		return NULL;
 	cfqq = cfq_next_queue(cfqd, now);
@@ -877,6 +983,24 @@ static void cfq_prepare_request(struct request *rq)
 	rq->elv.priv[1] = NULL;
 }
 
+/*
+ * A request of @cfqq on @unit completed.  Once the unit is idle, it stays
+ * reserved for @cfqq as long as the queue would be idled for: its next
+ * request is likely to continue the run on that unit.
+ */
+static void cfq_unit_completed(struct cfq_data *cfqd,
+			       const struct cfq_queue *cfqq,
+			       unsigned int unit, u64 now)
+{
+	struct cfq_unit *u = &cfqd->units[unit];
+
+	if (--u->in_flight || !cfqd->layout.chunk_sectors)
+		return;
+	u->free_at_ns = now;
+	if (u->owner == cfqq && !cfq_seeky(cfqd, cfqq))
+		u->free_at_ns += cfq_idle_window(cfqd, cfqq);
+}
+
 /* A dispatched request of @cfqq is back: charge it and account for it. */
 static void cfq_completed(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 			  unsigned long stamp, u64 now)
@@ -887,6 +1011,7 @@ static void cfq_completed(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 	cfqd->last_completion_ns = now;
 	cfqd->in_flight--;
 	cfqq->in_flight--;
+	cfq_unit_completed(cfqd, cfqq, cfq_stamp_unit(stamp), now);
 	ioq_par_complete(&cfqd->par, now, stamp & CFQ_STAMP_SMALL);
 	ioq_stats_completion(&cfqq->ioq.stats, now);
 	cfq_charge(cfqd, cfqq, service);
@@ -1113,6 +1238,7 @@ static int cfq_init_sched(struct request_queue *q, struct elevator_type *e)
 	}
 	cfq_init_queue(cfqd, &cfqd->oom_queue, true, CFQ_BE, IOPRIO_BE_NORM);
 	ioq_par_init(&cfqd->par);
+	ioq_layout_init(&cfqd->layout, queue_io_min(q), queue_io_opt(q));
 	hrtimer_init(&cfqd->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	cfqd->timer.function = cfq_timer_fn;
 
@@ -1331,9 +1457,10 @@ static int cfq_estimator_show(void *data, struct seq_file *m)
 	const struct ioq_par_est *par = &cfqd->par;
 
 	spin_lock_irq(&cfqd->lock);
-	seq_printf(m, "units %u\nforced %d\nshallow_iops %llu\nshallow_windows %u\ndeep_iops %llu\ndeep_windows %u\nin_flight %u\n",
+	seq_printf(m, "units %u\nforced %d\nlayout_chunk_kb %u\nshallow_iops %llu\nshallow_windows %u\ndeep_iops %llu\ndeep_windows %u\nin_flight %u\n",
 		   cfq_units(cfqd, ktime_get_ns()),
 		   cfqd->tun.spindles != CFQ_AUTO,
+		   cfqd->layout.chunk_sectors / 2,
 		   par->shallow_rate >> IOQ_DECAY_SHIFT, par->shallow_windows,
 		   par->deep_rate >> IOQ_DECAY_SHIFT, par->deep_windows,
 		   cfqd->in_flight);
