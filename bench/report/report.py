@@ -384,7 +384,7 @@ TARGETS = (
      (("seconds_per_loadfile", 1.05, BEST_STOCK),)),
     ("T14", "seed000-mmap-64k", "hdd", (4, 16),
      (("reader_kbps", 1.1, "bfq"), ("reader_kbps", 2.0, "mq-deadline"))),
-    ("T14", "seed000-mmap-64k", "raid4", (4, 16),
+    ("T14", "seed000-raid-64k", "raid4", (4, 16),
      (("reader_kbps", 1.2, BEST_STOCK),)),
     ("T15", "seed003-dd", "hdd", None,
      (("reader_kbps", 1.0, BEST_STOCK), ("writer_kbps", 0.9, BEST_STOCK))),
