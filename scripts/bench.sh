@@ -78,14 +78,14 @@ label_bases()
 	done
 }
 
-# The labels of $1 that carry tunables, in the order given.
+# The labels of $1 that carry tunables, in the order given; one listed
+# twice runs once, as a plain label does.
 variant_labels()
 {
 	local w
 	for w in $(words "$1"); do
 		[[ $w == *@* ]] && echo "$w"
-	done
-	return 0
+	done | awk '!seen[$0]++'
 }
 
 check_tunable_settings()
