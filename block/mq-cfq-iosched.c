@@ -1457,10 +1457,10 @@ static int cfq_estimator_show(void *data, struct seq_file *m)
 	const struct ioq_par_est *par = &cfqd->par;
 
 	spin_lock_irq(&cfqd->lock);
-	seq_printf(m, "units %u\nforced %d\nlayout_chunk_kb %u\nshallow_iops %llu\nshallow_windows %u\ndeep_iops %llu\ndeep_windows %u\nin_flight %u\n",
+	seq_printf(m, "units %u\nforced %d\nlayout_chunk_bytes %u\nshallow_iops %llu\nshallow_windows %u\ndeep_iops %llu\ndeep_windows %u\nin_flight %u\n",
 		   cfq_units(cfqd, ktime_get_ns()),
 		   cfqd->tun.spindles != CFQ_AUTO,
-		   cfqd->layout.chunk_sectors / 2,
+		   cfqd->layout.chunk_sectors << SECTOR_SHIFT,
 		   par->shallow_rate >> IOQ_DECAY_SHIFT, par->shallow_windows,
 		   par->deep_rate >> IOQ_DECAY_SHIFT, par->deep_windows,
 		   cfqd->in_flight);
