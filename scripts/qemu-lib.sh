@@ -108,15 +108,21 @@ model_topology_file()
 	echo "$BUILD/run/$1.topology"
 }
 
-# The QEMU properties that report the layout of the striped profile the
-# model serves disk kind $1 with, as a RAID controller would; whether the
+# The QEMU properties that report a RAID layout for disk kind $1, as a
+# RAID controller would: that of the striped profile the model serves it
+# with, else DISK_TOPOLOGY ("CHUNK STRIPE" in bytes) if set. Whether the
 # guest sees them depends on the transport (SCSI and virtio do, ATA can't).
 disk_topology_props()
 {
 	local chunk stripe file
 	file=$(model_topology_file "$1")
-	[ -S "$(model_socket "$1")" ] && [ -s "$file" ] || return 0
-	read -r chunk stripe <"$file"
+	if [ -S "$(model_socket "$1")" ]; then
+		[ -s "$file" ] || return 0
+		read -r chunk stripe <"$file"
+	else
+		[ -n "${DISK_TOPOLOGY:-}" ] || return 0
+		read -r chunk stripe <<<"$DISK_TOPOLOGY"
+	fi
 	echo ",min_io_size=$chunk,opt_io_size=$stripe"
 }
 

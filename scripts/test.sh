@@ -78,14 +78,17 @@ kunit_stage()
 }
 
 # kind_stages TAG KIND...: the kselftests, one boot per disk kind; logs
-# and labels start with TAG ("" or "debug-").
+# and labels start with TAG ("" or "debug-"). Every disk reports the
+# layout of a four-disk RAID-0 where its transport can (SCSI, virtio), so
+# that mq-cfq's per-unit idling runs under the tests there, and
+# mq_cfq_layout.sh checks both cases across the matrix.
 kind_stages()
 {
 	local tag=$1 kind
 	shift
 	for kind in "$@"; do
 		next_step "${tag}kselftests on $kind ($(disk_field "$kind" 3)), fio verify ${VERIFY_SECONDS}s per scheduler, ${STORM_SECONDS}s switch storm"
-		guest_verdict "${tag}test-$kind" test 2400 \
+		DISK_TOPOLOGY="65536 262144" guest_verdict "${tag}test-$kind" test 2400 \
 			"kunit.enable=0 iosched.verify_seconds=$VERIFY_SECONDS iosched.storm_seconds=$STORM_SECONDS iosched.skip_tests=$MACHINE_TESTS" "$kind"
 		count_tap "$tag$kind" "$LOGS/${tag}test-$kind.tap"
 	done
