@@ -90,16 +90,18 @@ model_socket()
 	echo "$BUILD/run/$1.sock"
 }
 
+MODEL_PLUGIN=$BUILD/diskmodel/nbdkit-diskmodel-plugin.so
+
 model_profiles()
 {
-	nbdkit "$BUILD/diskmodel/nbdkit-diskmodel-plugin.so" --dump-plugin |
+	nbdkit "$MODEL_PLUGIN" --dump-plugin |
 		sed -n 's/^diskmodel_profile_\([^=]*\)=.*/\1/p'
 }
 
 # "CHUNK STRIPE" in bytes for a striped profile $1, nothing otherwise.
 model_topology()
 {
-	nbdkit "$BUILD/diskmodel/nbdkit-diskmodel-plugin.so" --dump-plugin |
+	nbdkit "$MODEL_PLUGIN" --dump-plugin |
 		sed -n "s/^diskmodel_topology_$1=//p"
 }
 
@@ -141,7 +143,7 @@ start_disk_model()
 	mkdir -p "$BUILD/run"
 	stop_disk_model "$kind"
 	nbdkit --unix "$sock" --pidfile "$pid" \
-		"$BUILD/diskmodel/nbdkit-diskmodel-plugin.so" \
+		"$MODEL_PLUGIN" \
 		file="$(disk_image "$kind")" profile="$profile" \
 		>"$LOGS/diskmodel-$kind.log" 2>&1 ||
 		die "disk model for $kind ($profile) did not start: $(tail -n 1 "$LOGS/diskmodel-$kind.log")"
