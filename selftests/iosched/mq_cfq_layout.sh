@@ -43,12 +43,12 @@ check_layout()
 	io_opt=$(cat "/sys/block/$DISK/queue/optimal_io_size")
 	chunk=$(expected_chunk "$io_min" "$io_opt")
 	shown=$(estimator_field layout_chunk_bytes)
+	units=$(estimator_field units)
 	ktap_print_msg "minimum_io_size $io_min optimal_io_size $io_opt:" \
-		"layout_chunk_bytes $shown, units $(estimator_field units)"
+		"layout_chunk_bytes $shown, units $units"
 	if [ "$shown" != "$chunk" ]; then
 		ktap_test_fail "layout read from the topology (expected chunk $chunk)"
-	elif [ "$chunk" -ne 0 ] &&
-	     [ "$(estimator_field units)" != $((io_opt / io_min)) ]; then
+	elif [ "$chunk" -ne 0 ] && [ "$units" != $((io_opt / io_min)) ]; then
 		ktap_test_fail "layout read from the topology (expected $((io_opt / io_min)) units)"
 	else
 		ktap_test_pass "layout read from the topology (chunk $chunk)"
