@@ -68,6 +68,33 @@ enum cfq_class {
 	CFQ_NR_CLASSES,
 };
 
+/* Why a slice ended, as the tracepoint and debugfs "slices" name it. */
+enum cfq_expiry {
+	CFQ_EXPIRED_SLICE,	/* its time or request budget was used */
+	CFQ_EXPIRED_OVERDUE,	/* async, and a sync request is past its FIFO */
+	CFQ_EXPIRED_EMPTY,	/* ran empty with no reason to idle */
+	CFQ_EXPIRED_CLASS,	/* a higher ioprio class arrived */
+	CFQ_EXPIRED_SYNC,	/* async, and a sync queue arrived */
+	CFQ_EXPIRED_EXIT,	/* its process or the scheduler went away */
+	CFQ_NR_EXPIRIES,
+};
+
+static const char *const cfq_expiry_names[CFQ_NR_EXPIRIES] = {
+	[CFQ_EXPIRED_SLICE] = "slice",
+	[CFQ_EXPIRED_OVERDUE] = "overdue",
+	[CFQ_EXPIRED_EMPTY] = "empty",
+	[CFQ_EXPIRED_CLASS] = "class",
+	[CFQ_EXPIRED_SYNC] = "sync",
+	[CFQ_EXPIRED_EXIT] = "exit",
+};
+
+/* Slices that ended for one reason: how many, how long, how much. */
+struct cfq_expiry_stats {
+	u64 slices;
+	u64 used_ns;
+	u64 dispatched;
+};
+
 static const char *const cfq_class_names[CFQ_NR_CLASSES] = {
 	[CFQ_RT] = "rt", [CFQ_BE] = "be", [CFQ_IDLE] = "idle",
 };
@@ -169,6 +196,7 @@ struct cfq_data {
 	u64 probe_start_ns;
 	struct ioq_layout layout;	/* read when the scheduler is attached */
 	struct cfq_unit units[IOQ_PAR_MAX_UNITS];
+	struct cfq_expiry_stats expired[2][CFQ_NR_EXPIRIES];	/* [sync] */
 
 	struct cfq_queue async_queues[CFQ_NR_CLASSES][IOPRIO_NR_LEVELS];
 	struct cfq_queue oom_queue;	/* when a sync queue can't be had */
@@ -506,14 +534,19 @@ static void cfq_start_idling(struct cfq_data *cfqd, u64 now, u64 window)
 	cfq_arm_timer(cfqd, window);
 }
 
-static void cfq_expire(struct cfq_data *cfqd, u64 now, const char *why)
+static void cfq_expire(struct cfq_data *cfqd, u64 now, enum cfq_expiry why)
 {
 	struct cfq_queue *cfqq = cfqd->active;
+	struct cfq_expiry_stats *stats = &cfqd->expired[cfqq->sync][why];
+	u64 used = now - cfqq->slice_start_ns;
 
 	cfq_stop_idling(cfqd, now);
-	trace_mq_cfq_slice_expire(cfqd->queue, cfqq->pid, cfqq->sync,
-				  now - cfqq->slice_start_ns,
-				  cfqq->slice_dispatched, why);
+	trace_mq_cfq_slice_expire(cfqd->queue, cfqq->pid, cfqq->sync, used,
+				  cfqq->slice_dispatched,
+				  cfq_expiry_names[why]);
+	stats->slices++;
+	stats->used_ns += used;
+	stats->dispatched += cfqq->slice_dispatched;
 	cfqd->active = NULL;
 	if (!ioq_empty(&cfqq->ioq))
 		cfq_add_busy(cfqd, cfqq);
@@ -683,10 +716,10 @@ static void cfq_preempt(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 	if (!active || active == cfqq)
 		return;
 	if (cfqq->class < active->class)
-		cfq_expire(cfqd, now, "class");
+		cfq_expire(cfqd, now, CFQ_EXPIRED_CLASS);
 	else if (cfqd->tun.low_latency && cfqq->sync && !active->sync &&
 		 cfqq->class == active->class && cfqq->vtime <= active->vtime)
-		cfq_expire(cfqd, now, "sync");
+		cfq_expire(cfqd, now, CFQ_EXPIRED_SYNC);
 }
 
 /* Keep the active queue, or make the next one active. */
@@ -695,16 +728,16 @@ static struct cfq_queue *cfq_select_queue(struct cfq_data *cfqd, u64 now)
 	struct cfq_queue *cfqq = cfqd->active;
 
 	if (cfqq && cfq_slice_used(cfqd, cfqq, now)) {
-		cfq_expire(cfqd, now, "slice");
+		cfq_expire(cfqd, now, CFQ_EXPIRED_SLICE);
 	} else if (cfqq && !cfqq->sync &&
 		   cfq_overdue_sync_queue(cfqd, cfqq->class)) {
-		cfq_expire(cfqd, now, "overdue");
+		cfq_expire(cfqd, now, CFQ_EXPIRED_OVERDUE);
 	} else if (cfqq) {
 		if (!ioq_empty(&cfqq->ioq))
 			return cfqq;
 		if (cfq_wait_for_active(cfqd, now))
 			return NULL;
-		cfq_expire(cfqd, now, "empty");
+		cfq_expire(cfqd, now, CFQ_EXPIRED_EMPTY);
 	}
 	cfqq = cfq_next_queue(cfqd, now);
 	if (cfqq)
@@ -1097,7 +1130,7 @@ static void cfq_exit_icq(struct io_cq *icq)
 	cic->sync_queue = NULL;
 	/* Nobody is left to send the request idling would wait for. */
 	if (cfqd->active == cfqq && ioq_empty(&cfqq->ioq))
-		cfq_expire(cfqd, ktime_get_ns(), "exit");
+		cfq_expire(cfqd, ktime_get_ns(), CFQ_EXPIRED_EXIT);
 	cfq_put_queue(cfqq);
 	spin_unlock_irqrestore(&cfqd->lock, flags);
 }
@@ -1255,7 +1288,7 @@ static void cfq_exit_sched(struct elevator_queue *e)
 	hrtimer_cancel(&cfqd->timer);
 	spin_lock_irq(&cfqd->lock);
 	if (cfqd->active)
-		cfq_expire(cfqd, ktime_get_ns(), "exit");
+		cfq_expire(cfqd, ktime_get_ns(), CFQ_EXPIRED_EXIT);
 	WARN_ON_ONCE(cfqd->queued || !list_empty(&cfqd->dispatch));
 	spin_unlock_irq(&cfqd->lock);
 	kfree(cfqd);
@@ -1468,10 +1501,33 @@ static int cfq_estimator_show(void *data, struct seq_file *m)
 	return 0;
 }
 
+static int cfq_slices_show(void *data, struct seq_file *m)
+{
+	struct request_queue *q = data;
+	struct cfq_data *cfqd = q->elevator->elevator_data;
+	int sync, why;
+
+	spin_lock_irq(&cfqd->lock);
+	for (sync = 1; sync >= 0; sync--)
+		for (why = 0; why < CFQ_NR_EXPIRIES; why++) {
+			const struct cfq_expiry_stats *st =
+				&cfqd->expired[sync][why];
+
+			seq_printf(m, "%s %s slices %llu used_ms %llu dispatched %llu\n",
+				   sync ? "sync" : "async",
+				   cfq_expiry_names[why], st->slices,
+				   div_u64(st->used_ns, NSEC_PER_MSEC),
+				   st->dispatched);
+		}
+	spin_unlock_irq(&cfqd->lock);
+	return 0;
+}
+
 static const struct blk_mq_debugfs_attr cfq_queue_debugfs_attrs[] = {
 	{"active", 0400, cfq_active_show},
 	{"busy_queues", 0400, cfq_busy_queues_show},
 	{"estimator", 0400, cfq_estimator_show},
+	{"slices", 0400, cfq_slices_show},
 	{},
 };
 #endif
