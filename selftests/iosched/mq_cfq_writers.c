@@ -6,6 +6,8 @@
  * LOCKOUT_S for a single write() or read(), and the kernel's hung-task
  * detector, set to a short timeout for the run, reports no task blocked
  * (an fsync or a flusher waiting on a request that is not served).
+ * mq-cfq's debugfs "slices" must show slices given to sync queues (the
+ * reader, fsync) and to the async queue of background writeback.
  *
  * The writers write their own region of the raw disk through the page
  * cache, more than the dirty limits of the guest let stay in memory, and
@@ -16,8 +18,10 @@
  */
 #define _GNU_SOURCE
 #include <signal.h>
+#include <stdio.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <linux/fs.h>
@@ -55,6 +59,7 @@
 #define STR(x)		#x
 #define XSTR(x)		STR(x)
 #define HUNG_SYSCTL	"/proc/sys/kernel/hung_task_"
+#define DEBUGFS		"/sys/kernel/debug"
 
 struct worker {
 	pid_t pid;
@@ -302,8 +307,34 @@ static int hung_reports(struct __test_metadata *_metadata, int kmsg)
 	return found;
 }
 
+/*
+ * The slices mq-cfq has given sync and async queues since it was
+ * selected, from its debugfs "slices"; -1 if the file cannot be read.
+ */
+static int slice_totals(const char *disk, unsigned long long *sync,
+			unsigned long long *async)
+{
+	unsigned long long slices, used_ms, dispatched;
+	char path[PATH_MAX], kind[8], reason[16];
+	FILE *f;
+
+	if (access(DEBUGFS "/block", F_OK))
+		mount("debugfs", DEBUGFS, "debugfs", 0, NULL);
+	snprintf(path, sizeof(path), DEBUGFS "/block/%s/sched/slices", disk);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	*sync = *async = 0;
+	while (fscanf(f, "%7s %15s slices %llu used_ms %llu dispatched %llu",
+		      kind, reason, &slices, &used_ms, &dispatched) == 5)
+		*(strcmp(kind, "sync") ? async : sync) += slices;
+	fclose(f);
+	return 0;
+}
+
 TEST_F_TIMEOUT(writers, writers_and_reader_finish, FINISH_S + 30)
 {
+	unsigned long long sync_slices = 0, async_slices = 0;
 	double start = cfq_now();
 	int i, finished;
 	pid_t pid;
@@ -338,6 +369,15 @@ TEST_F_TIMEOUT(writers, writers_and_reader_finish, FINISH_S + 30)
 	EXPECT_EQ(WRITERS + 1, finished)
 		TH_LOG("%d of %d processes finished within %d s", finished,
 		       WRITERS + 1, FINISH_S);
+
+	EXPECT_EQ(0, slice_totals(self->disk, &sync_slices, &async_slices))
+		TH_LOG("cannot read mq-cfq's debugfs slices (CONFIG_BLK_DEBUG_FS)");
+	TH_LOG("slices given: %llu sync, %llu async", sync_slices,
+	       async_slices);
+	EXPECT_LT(0, sync_slices)
+		TH_LOG("no sync queue (the reader, fsync) was given a slice");
+	EXPECT_LT(0, async_slices)
+		TH_LOG("background writeback was never given a slice");
 
 	if (!self->hung_detector) {
 		/* Do not let a skip hide a failure above. */
