@@ -57,6 +57,7 @@
 #include "blk-mq-debugfs.h"
 #include "blk-mq-sched.h"
 #include "blk-ioq.h"
+#include "blk-wbt.h"
 
 #define CREATE_TRACE_POINTS
 #include <trace/events/mq_cfq.h>
@@ -1277,6 +1278,12 @@ static int cfq_init_sched(struct request_queue *q, struct elevator_type *e)
 
 	/* Dispatch from the request queue as a whole, not per hw queue. */
 	blk_queue_flag_set(QUEUE_FLAG_SQ_SCHED, q);
+	/*
+	 * Slices and the async ramp already keep writeback from burying
+	 * reads; writeback throttling on top would starve the async slices.
+	 */
+	set_bit(ELEVATOR_FLAG_DISABLE_WBT, &eq->flags);
+	wbt_disable_default(q->disk);
 	q->elevator = eq;
 	return 0;
 }
@@ -1291,6 +1298,8 @@ static void cfq_exit_sched(struct elevator_queue *e)
 		cfq_expire(cfqd, ktime_get_ns(), CFQ_EXPIRED_EXIT);
 	WARN_ON_ONCE(cfqd->queued || !list_empty(&cfqd->dispatch));
 	spin_unlock_irq(&cfqd->lock);
+	clear_bit(ELEVATOR_FLAG_DISABLE_WBT, &e->flags);
+	wbt_enable_default(cfqd->queue->disk);
 	kfree(cfqd);
 }
 
