@@ -72,7 +72,7 @@ enum cfq_class {
 /* Why a slice ended, as the tracepoint and debugfs "slices" name it. */
 enum cfq_expiry {
 	CFQ_EXPIRED_SLICE,	/* its time or request budget was used */
-	CFQ_EXPIRED_OVERDUE,	/* async, and a sync request is past its FIFO */
+	CFQ_EXPIRED_OVERDUE,	/* async, and a seeky queue is past its FIFO */
 	CFQ_EXPIRED_EMPTY,	/* ran empty with no reason to idle */
 	CFQ_EXPIRED_CLASS,	/* a higher ioprio class arrived */
 	CFQ_EXPIRED_SYNC,	/* async, and a sync queue arrived */
@@ -618,12 +618,13 @@ static enum cfq_class cfq_next_class(struct cfq_data *cfqd, u64 now)
 }
 
 /*
- * A sync queue of @class whose oldest request is past its FIFO deadline:
- * the deadline bounds how long writes keep a reader waiting, whatever the
- * virtual times say.
+ * A sync queue of @class whose oldest request is past its FIFO deadline
+ * (and which is seeky, if @seeky_only): the deadline bounds how long
+ * writes keep a reader waiting, whatever the virtual times say.
  */
 static struct cfq_queue *cfq_overdue_sync_queue(struct cfq_data *cfqd,
-						enum cfq_class class)
+						enum cfq_class class,
+						bool seeky_only)
 {
 	struct rb_node *node;
 
@@ -632,7 +633,8 @@ static struct cfq_queue *cfq_overdue_sync_queue(struct cfq_data *cfqd,
 		struct cfq_queue *cfqq = rb_entry(node, struct cfq_queue,
 						  tree_node);
 
-		if (cfqq->sync && ioq_expired_request(&cfqq->ioq))
+		if (cfqq->sync && (!seeky_only || cfq_seeky(cfqd, cfqq)) &&
+		    ioq_expired_request(&cfqq->ioq))
 			return cfqq;
 	}
 	return NULL;
@@ -647,7 +649,7 @@ static struct cfq_queue *cfq_next_queue(struct cfq_data *cfqd, u64 now)
 		return NULL;
 	cfqq = cfq_tree_first(&cfqd->trees[class]);
 	if (!cfqq->sync)
-		return cfq_overdue_sync_queue(cfqd, class) ?: cfqq;
+		return cfq_overdue_sync_queue(cfqd, class, false) ?: cfqq;
 	return cfqq;
 }
 
@@ -731,7 +733,13 @@ static struct cfq_queue *cfq_select_queue(struct cfq_data *cfqd, u64 now)
 	if (cfqq && cfq_slice_used(cfqd, cfqq, now)) {
 		cfq_expire(cfqd, now, CFQ_EXPIRED_SLICE);
 	} else if (cfqq && !cfqq->sync &&
-		   cfq_overdue_sync_queue(cfqd, cfqq->class)) {
+		   cfq_overdue_sync_queue(cfqd, cfqq->class, true)) {
+		/*
+		 * Only a random reader cuts an async slice short.  A streaming
+		 * reader waits for the slice to end: it wants bandwidth, and
+		 * cutting every async slice for it would cost two seeks each
+		 * time and most of the writer's share (seeds/003).
+		 */
 		cfq_expire(cfqd, now, CFQ_EXPIRED_OVERDUE);
 	} else if (cfqq) {
 		if (!ioq_empty(&cfqq->ioq))
