@@ -12,7 +12,11 @@
  * The writers write their own region of the raw disk through the page
  * cache, more than the dirty limits of the guest let stay in memory, and
  * fsync it; the reader does random 4 KiB O_DIRECT reads in a region of
- * its own until the writers are done.
+ * its own until the writers are done.  A second test runs a streaming
+ * reader instead (sequential 1 MiB O_DIRECT reads, seeds/003) beside
+ * writers that do not fsync, with a deadline of 1 ms for its reads: the
+ * reader must still let every async slice run to its end, so no async
+ * slice may end "overdue".
  *
  * Environment: IOSCHED_DISK, the disk under test (e.g. "sda").
  */
@@ -73,6 +77,12 @@ struct worker {
 /* Shared by the test and its processes. */
 struct run {
 	int writers_left;
+	/*
+	 * The seeds/003 variant: the reader streams (sequential CHUNK reads)
+	 * and the writers leave their data to writeback, without the fsync
+	 * whose writes could be seeky and rightly cut async slices short.
+	 */
+	bool streaming;
 	struct worker w[WRITERS + 1];	/* the writers, then the reader */
 };
 
@@ -211,7 +221,7 @@ static void writer_main(struct run *run, const char *dev, int i)
 			goto fail;
 		note_duration(w, t);
 	}
-	if (fdatasync(fd))
+	if (!run->streaming && fdatasync(fd))
 		goto fail;
 	w->seconds = cfq_now() - start;
 	w->done = 1;
@@ -223,14 +233,26 @@ fail:
 	_exit(1);
 }
 
+/* The reader's next offset: random blocks, or a sequential sweep. */
+static off_t reader_offset(const struct run *run, unsigned long long bytes,
+			   unsigned int *seed, int n)
+{
+	unsigned long long span = bytes - READER_START;
+
+	if (run->streaming)
+		return READER_START +
+		       (off_t)n * CHUNK % (span / CHUNK * CHUNK);
+	return READER_START + (off_t)(rand_r(seed) % (span / BLOCK)) * BLOCK;
+}
+
 /*
- * The reader: random O_DIRECT reads behind the writers' regions until
- * the writers are done (or gone: the test stops waiting for them).
+ * The reader: O_DIRECT reads behind the writers' regions until the
+ * writers are done (or gone: the test stops waiting for them).
  */
 static void reader_main(struct run *run, const char *dev,
 			unsigned long long bytes)
 {
-	unsigned long long blocks = (bytes - READER_START) / BLOCK;
+	size_t len = run->streaming ? CHUNK : BLOCK;
 	struct worker *w = &run->w[WRITERS];
 	unsigned int seed = getpid();
 	double start = cfq_now(), t;
@@ -238,16 +260,15 @@ static void reader_main(struct run *run, const char *dev,
 	int fd, n;
 
 	fd = open(dev, O_RDONLY | O_DIRECT);
-	if (fd < 0 || posix_memalign(&buf, BLOCK, BLOCK))
+	if (fd < 0 || posix_memalign(&buf, BLOCK, len))
 		goto fail;
 	for (n = 0;
 	     n < MIN_READS || __atomic_load_n(&run->writers_left, __ATOMIC_ACQUIRE);
 	     n++) {
-		off_t off = READER_START +
-			    (off_t)(rand_r(&seed) % blocks) * BLOCK;
+		off_t off = reader_offset(run, bytes, &seed, n);
 
 		t = cfq_now();
-		if (pread(fd, buf, BLOCK, off) != BLOCK)
+		if (pread(fd, buf, len, off) != (ssize_t)len)
 			goto fail;
 		note_duration(w, t);
 	}
@@ -308,14 +329,16 @@ static int hung_reports(struct __test_metadata *_metadata, int kmsg)
 }
 
 /*
- * The slices mq-cfq has given sync and async queues since it was
- * selected, from its debugfs "slices"; -1 if the file cannot be read.
+ * The slices of @kind ("sync" or "async") that mq-cfq has ended since it
+ * was selected, for @reason or (NULL) any, from its debugfs "slices";
+ * -1 if the file cannot be read.
  */
-static int slice_totals(const char *disk, unsigned long long *sync,
-			unsigned long long *async)
+static long long slices_ended(const char *disk, const char *kind,
+			      const char *reason)
 {
 	unsigned long long slices, used_ms, dispatched;
-	char path[PATH_MAX], kind[8], reason[16];
+	char path[PATH_MAX], k[8], r[16];
+	long long total = 0;
 	FILE *f;
 
 	if (access(DEBUGFS "/block", F_OK))
@@ -324,17 +347,21 @@ static int slice_totals(const char *disk, unsigned long long *sync,
 	f = fopen(path, "r");
 	if (!f)
 		return -1;
-	*sync = *async = 0;
 	while (fscanf(f, "%7s %15s slices %llu used_ms %llu dispatched %llu",
-		      kind, reason, &slices, &used_ms, &dispatched) == 5)
-		*(strcmp(kind, "sync") ? async : sync) += slices;
+		      k, r, &slices, &used_ms, &dispatched) == 5)
+		if (!strcmp(k, kind) && (!reason || !strcmp(r, reason)))
+			total += slices;
 	fclose(f);
-	return 0;
+	return total;
 }
 
-TEST_F_TIMEOUT(writers, writers_and_reader_finish, FINISH_S + 30)
+/*
+ * Start the writers and the reader on @dev of @bytes, wait for them and
+ * check that each finished without being locked out.
+ */
+static void run_workers(struct __test_metadata *_metadata, struct run *run,
+			const char *dev, unsigned long long bytes)
 {
-	unsigned long long sync_slices = 0, async_slices = 0;
 	double start = cfq_now();
 	int i, finished;
 	pid_t pid;
@@ -345,15 +372,15 @@ TEST_F_TIMEOUT(writers, writers_and_reader_finish, FINISH_S + 30)
 		if (!pid) {
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
 			if (i < WRITERS)
-				writer_main(self->run, self->dev, i);
-			reader_main(self->run, self->dev, self->bytes);
+				writer_main(run, dev, i);
+			reader_main(run, dev, bytes);
 		}
-		self->run->w[i].pid = pid;	/* only the parent writes it */
+		run->w[i].pid = pid;	/* only the parent writes it */
 	}
-	finished = wait_workers(self->run->w, start + FINISH_S);
+	finished = wait_workers(run->w, start + FINISH_S);
 
 	for (i = 0; i <= WRITERS; i++) {
-		struct worker *w = &self->run->w[i];
+		struct worker *w = &run->w[i];
 		const char *what = i < WRITERS ? "writer" : "reader";
 
 		if (w->done)
@@ -369,10 +396,19 @@ TEST_F_TIMEOUT(writers, writers_and_reader_finish, FINISH_S + 30)
 	EXPECT_EQ(WRITERS + 1, finished)
 		TH_LOG("%d of %d processes finished within %d s", finished,
 		       WRITERS + 1, FINISH_S);
+}
 
-	EXPECT_EQ(0, slice_totals(self->disk, &sync_slices, &async_slices))
+TEST_F_TIMEOUT(writers, writers_and_reader_finish, FINISH_S + 30)
+{
+	long long sync_slices, async_slices;
+
+	run_workers(_metadata, self->run, self->dev, self->bytes);
+
+	sync_slices = slices_ended(self->disk, "sync", NULL);
+	async_slices = slices_ended(self->disk, "async", NULL);
+	EXPECT_LE(0, sync_slices)
 		TH_LOG("cannot read mq-cfq's debugfs slices (CONFIG_BLK_DEBUG_FS)");
-	TH_LOG("slices given: %llu sync, %llu async", sync_slices,
+	TH_LOG("slices given: %lld sync, %lld async", sync_slices,
 	       async_slices);
 	EXPECT_LT(0, sync_slices)
 		TH_LOG("no sync queue (the reader, fsync) was given a slice");
@@ -390,6 +426,44 @@ TEST_F_TIMEOUT(writers, writers_and_reader_finish, FINISH_S + 30)
 	cfq_sleep(2);
 	EXPECT_EQ(0, hung_reports(_metadata, self->kmsg))
 		TH_LOG("the hung-task detector reported blocked tasks");
+}
+
+/*
+ * Only a seeky reader may cut an async slice short; a streaming one waits
+ * for the slice to end (the writer's share next to dd, seeds/003).  The
+ * test disks are fast, so the reader's deadline is made the shortest
+ * there is: any async slice it could cut, it would.
+ */
+TEST_F_TIMEOUT(writers, streaming_reader_leaves_async_slices_whole,
+	       FINISH_S + 30)
+{
+	long long async_slices, overdue;
+	char path[PATH_MAX];
+	int hold;
+
+	iosched_tunable_path(self->disk, "fifo_expire_sync", path, sizeof(path));
+	ASSERT_EQ(0, iosched_write_str(path, "1"));
+	/*
+	 * The last close of the disk writes its dirty pages back from the
+	 * closing process (sync_blockdev()): seeky sync writes, which may
+	 * cut async slices.  Keep it open until the slices are counted.
+	 */
+	hold = open(self->dev, O_RDONLY);
+	ASSERT_LE(0, hold);
+	self->run->streaming = true;
+	run_workers(_metadata, self->run, self->dev, self->bytes);
+
+	async_slices = slices_ended(self->disk, "async", NULL);
+	overdue = slices_ended(self->disk, "async", "overdue");
+	close(hold);
+	ASSERT_LE(0, async_slices)
+		TH_LOG("cannot read mq-cfq's debugfs slices (CONFIG_BLK_DEBUG_FS)");
+	TH_LOG("async slices: %lld, %lld of them cut short as overdue",
+	       async_slices, overdue);
+	EXPECT_LT(0, async_slices)
+		TH_LOG("background writeback was never given a slice");
+	EXPECT_EQ(0, overdue)
+		TH_LOG("the streaming reader cut async slices short");
 }
 
 TEST_HARNESS_MAIN
