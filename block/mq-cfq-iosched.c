@@ -37,8 +37,8 @@
  * (low_latency) or its oldest request is past fifo_expire_sync, and a
  * higher class preempts a lower one.  After sync
  * completions, async dispatch depth ramps from one request to quantum
- * over one async slice, so a sync reader is not buried under a full
- * queue of writes, while writes still get their share.
+ * over a quarter of an async slice, so a sync reader is not buried under
+ * a full queue of writes, while writes still get their share.
  */
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
@@ -110,6 +110,8 @@ static const char *const cfq_class_names[CFQ_NR_CLASSES] = {
 #define CFQ_VTIME_SLICE		1000000ULL
 /* Value of a tunable left to the scheduler's own judgement. */
 #define CFQ_AUTO		UINT_MAX
+/* The async ramp takes this fraction (1/n) of slice_async. */
+#define CFQ_ASYNC_RAMP_PARTS	4
 
 struct cfq_data;
 
@@ -756,17 +758,20 @@ static struct cfq_queue *cfq_select_queue(struct cfq_data *cfqd, u64 now)
 
 /*
  * Async dispatch depth after sync completions: one request at first,
- * growing to quantum over one async slice (the seeds/003 ramp).
+ * growing to quantum over the first part of an async slice (the seeds/003
+ * ramp).  A random reader's deadline ends async slices after about
+ * fifo_expire_sync; ramping over the whole slice would leave them one to
+ * three requests deep for most of their length.
  */
 static unsigned int cfq_async_depth(const struct cfq_data *cfqd, u64 now)
 {
 	const struct cfq_tunables *t = &cfqd->tun;
 	u64 since = now - cfqd->last_sync_completion_ns;
-	u64 slice = cfq_ms(t->slice_async);
+	u64 ramp = div_u64(cfq_ms(t->slice_async), CFQ_ASYNC_RAMP_PARTS);
 
-	if (!t->low_latency || since >= slice)
+	if (!t->low_latency || since >= ramp)
 		return t->quantum;
-	return max_t(u64, 1, div64_u64(since * t->quantum, slice));
+	return max_t(u64, 1, div64_u64(since * t->quantum, ramp));
 }
 
 static bool cfq_may_dispatch(const struct cfq_data *cfqd,
