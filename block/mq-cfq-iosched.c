@@ -34,8 +34,8 @@
  * run on its unit is not broken up by the others.
  *
  * A sync request preempts an async slice when its queue is owed service
- * (low_latency) or its oldest request is past fifo_expire_sync, and a
- * higher class preempts a lower one.  After sync
+ * (low_latency) or, for a seeky queue, its oldest request is past
+ * fifo_expire_sync, and a higher class preempts a lower one.  After sync
  * completions, async dispatch depth ramps from one request to quantum
  * over a quarter of an async slice, so a sync reader is not buried under
  * a full queue of writes, while writes still get their share.
