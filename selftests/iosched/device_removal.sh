@@ -32,10 +32,12 @@ pci_function()
 		grep -E '^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-9]$' | tail -n 1
 }
 
-# SCSI host directory of disk $1, if it is a SCSI (or libata) disk.
-scsi_host()
+# SCSI address (host:channel:target:lun) of disk $1, if it is a SCSI
+# (or libata) disk.
+scsi_address()
 {
-	readlink -f "/sys/block/$1/device" | tr '/' '\n' | grep -E '^host[0-9]+$'
+	basename "$(readlink -f "/sys/block/$1/device")" |
+		grep -E '^[0-9]+:[0-9]+:[0-9]+:[0-9]+$'
 }
 
 # The block device behind PCI function $1, once it is there with its
@@ -73,11 +75,14 @@ remove_disk()
 	fi
 }
 
-# Bring the disk back (SCSI host $2 or PCI function $1); print its name.
+# Bring the disk back (SCSI address $2 or PCI function $1); print its
+# name. Only the address the disk had is scanned: a wildcard scan probes
+# every target of the host, which takes seconds under emulation.
 rescan_disk()
 {
-	if [ -n "$2" ] && [ -e "/sys/class/scsi_host/$2/scan" ]; then
-		echo "- - -" >"/sys/class/scsi_host/$2/scan"
+	scan=/sys/class/scsi_host/host${2%%:*}/scan
+	if [ -n "$2" ] && [ -e "$scan" ]; then
+		echo "${2#*:}" | tr ':' ' ' >"$scan"
 	elif [ "$HOTPLUG" = qmp ]; then
 		hotplug_request replug "$1"
 	else
@@ -115,7 +120,7 @@ remove_under_load()
 {
 	name="$DISK removed under I/O with $1"
 	fn=$(pci_function "$DISK")
-	host=$(scsi_host "$DISK")
+	address=$(scsi_address "$DISK")
 	# allow_file_create=0: never a regular file in place of a lost node.
 	fio --name=removal --filename="/dev/$DISK" --allow_file_create=0 \
 		--ioengine=libaio --direct=1 --iodepth=16 --rw=randrw --bs=16k --size=256M \
@@ -137,7 +142,7 @@ remove_under_load()
 		ktap_print_msg "debugfs block/$DISK outlived the disk"
 		ok=0
 	fi
-	if new=$(rescan_disk "$fn" "$host"); then
+	if new=$(rescan_disk "$fn" "$address"); then
 		DISK=$new
 	else
 		ktap_print_msg "the disk did not come back within ${RESCAN_WAIT}s"
