@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Configure (tinyconfig + configs/qemu.config [+ configs/debug.config]) and
-# build bzImage with ccache. Incremental: an unchanged config keeps its
-# mtime, and make rebuilds only what changed.
+# build bzImage with ccache. Incremental: configuring is skipped when
+# nothing it reads changed, an unchanged config keeps its mtime, and make
+# rebuilds only what changed.
 . "$(dirname "$0")/lib.sh"
 
 # shellcheck source=scripts/kbuild-lib.sh
