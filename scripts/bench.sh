@@ -187,12 +187,6 @@ seeds_json()
 		BEGIN { printf "{" } END { print "}" }' "$CELLS_CONF"
 }
 
-# Bytes free for $BUILD on the host.
-free_bytes()
-{
-	df -B1 --output=avail "$BUILD" | tail -n 1
-}
-
 # Bytes the disk images of this run may still grow by: they are sparse,
 # and a benchmark fills them as it writes.
 images_growth()

@@ -13,6 +13,8 @@ OBJ=$(obj_dir)
 FRAGMENTS=("$TOP/configs/qemu.config")
 [ "${DEBUG:-0}" = 1 ] && FRAGMENTS+=("$TOP/configs/debug.config")
 
+# The download, the pristine and patched trees and the objects: about 4 GiB.
+require_build_space 5 "make build"
 "$TOP/scripts/prepare.sh"
 configure
 check_config

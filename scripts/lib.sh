@@ -44,6 +44,25 @@ hash_files()
 	done | sha256sum | cut -d' ' -f1
 }
 
+# Bytes free for $BUILD on the host.
+free_bytes()
+{
+	df -B1 --output=avail "$BUILD" | tail -n 1
+}
+
+# Die unless build/ can hold $1 GiB in all (what it holds now plus what its
+# filesystem has free), naming $2, the step that needs it. A full disk
+# otherwise shows up as thousands of errors halfway through unpacking.
+require_build_space()
+{
+	local want_gib=$1 what=$2 held free
+	mkdir -p "$BUILD"
+	held=$(du -sB1 "$BUILD" | cut -f1)
+	free=$(free_bytes)
+	[ $(((held + free) >> 30)) -ge "$want_gib" ] ||
+		die "$what needs $want_gib GiB under $BUILD: it holds $((held >> 30)) GiB and its filesystem has $((free >> 30)) GiB free"
+}
+
 # Run "$@" with output to a log file; on failure show its tail and die.
 run_logged()
 {

@@ -43,6 +43,8 @@ unittest_to_tap()
 	     END { print "1.." n }' "$1"
 }
 
+# A clean clone's build/ ends at about 12 GiB.
+require_build_space 14 "make test"
 prepare_guest
 
 next_step "checkpatch --strict on the series and the files it adds"
