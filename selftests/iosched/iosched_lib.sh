@@ -15,6 +15,15 @@ active_scheduler()
 	sed -n 's/.*\[\(.*\)\].*/\1/p' "/sys/block/$1/queue/scheduler"
 }
 
+# Skip the whole test (exit) unless $1 names a disk that offers mq-cfq.
+skip_unless_mq_cfq_disk()
+{
+	if [ -z "$1" ] || ! schedulers "$1" 2>/dev/null | grep -qw mq-cfq; then
+		ktap_skip_all "IOSCHED_DISK does not name a disk that offers mq-cfq"
+		exit "$KSFT_SKIP"
+	fi
+}
+
 # Make $2 the scheduler of $1; fails if it did not become active.
 select_scheduler()
 {

@@ -70,10 +70,7 @@ check_reads_under_layout()
 	report_fio "$status" "$LOG" "reads and verify across units complete"
 }
 
-if [ -z "$DISK" ] || ! schedulers "$DISK" 2>/dev/null | grep -qw mq-cfq; then
-	ktap_skip_all "IOSCHED_DISK does not name a disk that offers mq-cfq"
-	exit "$KSFT_SKIP"
-fi
+skip_unless_mq_cfq_disk "$DISK"
 [ -d "$DEBUGFS/block" ] || mount -t debugfs none "$DEBUGFS" 2>/dev/null
 if [ ! -d "$DEBUGFS/block/$DISK" ]; then
 	ktap_skip_all "no blk-mq debugfs (CONFIG_BLK_DEBUG_FS)"

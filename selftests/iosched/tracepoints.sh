@@ -20,6 +20,8 @@ TRACE=/tmp/tracepoints.$$.trace
 # The sequential reader's range of the disk, in 4 KiB pages: 64 MiB on.
 RA_FIRST_PAGE=16384
 RA_PAGES=8192
+CFQ_EVENTS="mq_cfq_slice_start mq_cfq_slice_expire mq_cfq_idle_start mq_cfq_idle_end"
+EXPIRY_PIDS_TEST="slices expire for both readers"
 
 # Record the events of systems/events $1 (e.g. "mq_cfq") while "$2..."
 # runs; the trace lands in $TRACE.
@@ -69,14 +71,13 @@ check_cfq_events()
 	trace_while mq_cfq two_sequential_readers ||
 		ktap_print_msg "fio or the trace failed"
 	echo "$old_idle" >"$idle_nonrot"
-	for event in mq_cfq_slice_start mq_cfq_slice_expire \
-		     mq_cfq_idle_start mq_cfq_idle_end; do
+	for event in $CFQ_EVENTS; do
 		check_cfq_event "$event"
 	done
 	# An expiry names the slice's queue: both readers' pids appear.
 	pids=$(cfq_events mq_cfq_slice_expire | sed -n 's/.* pid=\([0-9]*\) sync .*/\1/p' |
 		sort -u | wc -l)
-	ktap_test_result "slices expire for both readers ($pids pids)" [ "$pids" -ge 2 ]
+	ktap_test_result "$EXPIRY_PIDS_TEST ($pids pids)" [ "$pids" -ge 2 ]
 }
 
 sequential_buffered_read()
@@ -104,10 +105,11 @@ ra_windows()
 		}' "$TRACE"
 }
 
-# At least two "grow" windows, each starting past the one before.
+# At least two "grow" windows on stdin (ra_windows), each starting past
+# the one before.
 ra_grows_forward()
 {
-	ra_windows | awk '$1 == "grow" {
+	awk '$1 == "grow" {
 			if (n++ && $2 <= last)
 				bad = 1
 			last = $2
@@ -119,18 +121,19 @@ check_readahead_events()
 {
 	trace_while readahead/readahead_window sequential_buffered_read ||
 		ktap_print_msg "dd or the trace failed"
+	windows=$(ra_windows)
 	ktap_print_msg "windows in the reader's range:" \
-		"$(ra_windows | cut -d' ' -f1 | uniq -c | tr -s ' \n' ' ')"
+		"$(echo "$windows" | cut -d' ' -f1 | uniq -c | tr -s ' \n' ' ')"
 	ktap_test_result "readahead_window: the stream starts with an initial window" \
-		[ "$(ra_windows | head -n 1 | cut -d' ' -f1)" = initial ]
-	ktap_test_result "readahead_window: the stream's windows grow forward" \
-		ra_grows_forward
+		[ "$(echo "$windows" | head -n 1 | cut -d' ' -f1)" = initial ]
+	if echo "$windows" | ra_grows_forward; then
+		ktap_test_pass "readahead_window: the stream's windows grow forward"
+	else
+		ktap_test_fail "readahead_window: the stream's windows grow forward"
+	fi
 }
 
-if [ -z "$DISK" ] || ! schedulers "$DISK" 2>/dev/null | grep -qw mq-cfq; then
-	ktap_skip_all "IOSCHED_DISK does not name a disk that offers mq-cfq"
-	exit "$KSFT_SKIP"
-fi
+skip_unless_mq_cfq_disk "$DISK"
 [ -d "$TRACEFS/events" ] || mount -t tracefs nodev "$TRACEFS" 2>/dev/null
 if [ ! -d "$TRACEFS/events/mq_cfq" ] || [ ! -d "$TRACEFS/events/readahead" ]; then
 	ktap_skip_all "no trace events (CONFIG_FTRACE, CONFIG_ENABLE_DEFAULT_TRACERS)"
@@ -143,9 +146,10 @@ old=$(active_scheduler "$DISK")
 if select_scheduler "$DISK" mq-cfq; then
 	check_cfq_events
 else
-	for test in slice_start slice_expire idle_start idle_end expiry_pids; do
-		ktap_test_fail "mq_cfq:$test (could not select mq-cfq)"
+	for event in $CFQ_EVENTS; do
+		ktap_test_fail "mq_cfq:$event fires (could not select mq-cfq)"
 	done
+	ktap_test_fail "$EXPIRY_PIDS_TEST (could not select mq-cfq)"
 fi
 select_scheduler "$DISK" "$old" || ktap_print_msg "could not restore $old"
 check_readahead_events
