@@ -10,7 +10,7 @@
 
 #define MQ_CFQ_NAME_LEN	8
 
-/* A queue becomes active for a slice of slice_ns. */
+/* The active queue's first request completed: its slice of slice_ns starts. */
 TRACE_EVENT(mq_cfq_slice_start,
 	    TP_PROTO(struct request_queue *q, pid_t pid, bool sync,
 		     const char *class, u64 vtime, u64 slice_ns),
