@@ -39,8 +39,15 @@
 #include "blk.h"
 #include "blk-ioq.h"
 
-/* Mean of the samples so far, then an exponential decay by 1/8. */
-static u64 ioq_decay(u64 mean, u64 sample, u32 *samples)
+/**
+ * ioq_decay - fold a sample into a decayed mean
+ * @mean: the mean so far
+ * @sample: the new sample
+ * @samples: samples seen so far, saturating at 1 << IOQ_DECAY_SHIFT
+ *
+ * The plain mean of the first samples, then an exponential decay by 1/8.
+ */
+u64 ioq_decay(u64 mean, u64 sample, u32 *samples)
 {
 	if (*samples < (1U << IOQ_DECAY_SHIFT))
 		(*samples)++;
@@ -48,6 +55,7 @@ static u64 ioq_decay(u64 mean, u64 sample, u32 *samples)
 		return mean + div_u64(sample - mean, *samples);
 	return mean - div_u64(mean - sample, *samples);
 }
+EXPORT_SYMBOL_GPL(ioq_decay);
 
 /**
  * ioq_scale_by_level - scale a time slice by ioprio level, as CFQ did
@@ -334,14 +342,26 @@ void ioq_merged_requests(struct ioq *ioq, struct request *rq,
 }
 EXPORT_SYMBOL_GPL(ioq_merged_requests);
 
-struct request *ioq_expired_request(const struct ioq *ioq)
+/**
+ * ioq_request_due - the oldest request, if its deadline is near
+ * @ioq: the queue
+ * @within: how near, in jiffies; 0 asks whether it has passed
+ */
+struct request *ioq_request_due(const struct ioq *ioq, unsigned long within)
 {
 	struct request *rq;
 
 	if (list_empty(&ioq->fifo))
 		return NULL;
 	rq = list_first_entry(&ioq->fifo, struct request, queuelist);
-	return time_after_eq(jiffies, (unsigned long)rq->fifo_time) ? rq : NULL;
+	return time_after_eq(jiffies + within, (unsigned long)rq->fifo_time) ?
+	       rq : NULL;
+}
+EXPORT_SYMBOL_GPL(ioq_request_due);
+
+struct request *ioq_expired_request(const struct ioq *ioq)
+{
+	return ioq_request_due(ioq, 0);
 }
 EXPORT_SYMBOL_GPL(ioq_expired_request);
 

@@ -36,6 +36,7 @@ struct ioq_stats {
 	u32 mean_bytes;			/* decayed mean request size */
 };
 
+u64 ioq_decay(u64 mean, u64 sample, u32 *samples);
 u64 ioq_scale_by_level(u64 base, unsigned int level);
 bool ioq_request_is_seek(const struct ioq_seek_params *p, sector_t last_end,
 			 sector_t pos, unsigned int bytes);
@@ -121,6 +122,7 @@ void ioq_add_request(struct ioq *ioq, struct request *rq,
 void ioq_del_request(struct ioq *ioq, struct request *rq);
 void ioq_merged_requests(struct ioq *ioq, struct request *rq,
 			 struct request *next);
+struct request *ioq_request_due(const struct ioq *ioq, unsigned long within);
 struct request *ioq_expired_request(const struct ioq *ioq);
 struct request *ioq_next_request(const struct ioq *ioq,
 				 const struct ioq_sweep *sweep);

@@ -328,6 +328,28 @@ static void ioq_test_sweep(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, ioq_next_request(&ioq, &sweep), low);
 }
 
+/* The oldest request, whatever its sector, once its deadline is near. */
+static void ioq_test_request_due(struct kunit *test)
+{
+	struct request *old, *young;
+	struct ioq ioq;
+
+	ioq_init(&ioq);
+	KUNIT_EXPECT_NULL(test, ioq_request_due(&ioq, 60 * HZ));
+	young = ioq_test_rq(test, &ioq, 100);
+	old = ioq_test_rq(test, &ioq, 900);
+	old->fifo_time = jiffies + 10 * HZ;
+	young->fifo_time = jiffies + 20 * HZ;
+	list_add_tail(&old->queuelist, &ioq.fifo);
+	list_add_tail(&young->queuelist, &ioq.fifo);
+
+	KUNIT_EXPECT_NULL(test, ioq_expired_request(&ioq));
+	KUNIT_EXPECT_NULL(test, ioq_request_due(&ioq, 5 * HZ));
+	KUNIT_EXPECT_PTR_EQ(test, ioq_request_due(&ioq, 15 * HZ), old);
+	old->fifo_time = jiffies - 1;
+	KUNIT_EXPECT_PTR_EQ(test, ioq_expired_request(&ioq), old);
+}
+
 static struct kunit_case ioq_test_cases[] = {
 	KUNIT_CASE(ioq_test_seek_rotational),
 	KUNIT_CASE(ioq_test_seek_flash),
@@ -341,6 +363,7 @@ static struct kunit_case ioq_test_cases[] = {
 	KUNIT_CASE(ioq_test_par_out_of_order),
 	KUNIT_CASE(ioq_test_scale_by_level),
 	KUNIT_CASE(ioq_test_sweep),
+	KUNIT_CASE(ioq_test_request_due),
 	KUNIT_CASE(ioq_test_layout_raid),
 	KUNIT_CASE(ioq_test_layout_none),
 	{}
