@@ -131,6 +131,7 @@ struct cfq_queue {
 	u64 slice_start_ns;
 	u64 slice_end_ns;		/* U64_MAX until the first completion */
 	unsigned int slice_dispatched;
+	bool deadline_turn;		/* served out of vtime order */
 	pid_t pid;
 };
 
@@ -561,8 +562,15 @@ static void cfq_activate(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 {
 	struct cfq_tree *tree = &cfqd->trees[cfqq->class];
 
+	/*
+	 * A queue taken out of virtual-time order was taken for its deadline:
+	 * it is owed its due requests, not a slice, and the queues it jumped
+	 * keep their place.
+	 */
+	cfqq->deadline_turn = cfqq != cfq_tree_first(tree);
 	cfq_del_busy(cfqd, cfqq);
-	tree->min_vtime = max(tree->min_vtime, cfqq->vtime);
+	if (!cfqq->deadline_turn)
+		tree->min_vtime = max(tree->min_vtime, cfqq->vtime);
 	cfq_get_queue(cfqq);
 	cfqd->active = cfqq;
 	cfqq->slice_start_ns = now;
@@ -660,6 +668,8 @@ static bool cfq_slice_used(const struct cfq_data *cfqd,
 {
 	if (now >= cfqq->slice_end_ns)
 		return true;
+	if (cfqq->deadline_turn)
+		return !ioq_expired_request(&cfqq->ioq);
 	return !cfqq->sync &&
 	       cfqq->slice_dispatched >= cfq_async_slice_requests(cfqd, cfqq);
 }
