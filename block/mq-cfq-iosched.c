@@ -34,8 +34,10 @@
  * run on its unit is not broken up by the others.
  *
  * A sync request preempts an async slice when its queue is owed service
- * (low_latency) or, for a seeky queue, its oldest request is past
- * fifo_expire_sync, and a higher class preempts a lower one.  After sync
+ * (low_latency) or, for a seeky queue, its oldest request is due
+ * (past fifo_expire_sync; with fifo_drain, early enough to complete by
+ * it); a queue served for its deadline gets its due requests, not a
+ * slice.  A higher class preempts a lower one.  After sync
  * completions, async dispatch depth ramps from one request to quantum
  * over a quarter of an async slice, so a sync reader is not buried under
  * a full queue of writes, while writes still get their share.
@@ -72,7 +74,7 @@ enum cfq_class {
 /* Why a slice ended, as the tracepoint and debugfs "slices" name it. */
 enum cfq_expiry {
 	CFQ_EXPIRED_SLICE,	/* its time or request budget was used */
-	CFQ_EXPIRED_OVERDUE,	/* async, and a seeky queue is past its FIFO */
+	CFQ_EXPIRED_OVERDUE,	/* async, and a seeky queue's deadline is due */
 	CFQ_EXPIRED_EMPTY,	/* ran empty with no reason to idle */
 	CFQ_EXPIRED_CLASS,	/* a higher ioprio class arrived */
 	CFQ_EXPIRED_SYNC,	/* async, and a sync queue arrived */
@@ -163,6 +165,7 @@ struct cfq_tunables {
 	unsigned int quantum;
 	unsigned int fifo_expire_sync;	/* ms */
 	unsigned int fifo_expire_async;	/* ms */
+	unsigned int fifo_drain;
 	unsigned int back_seek_max;	/* KiB */
 	unsigned int back_seek_penalty;
 	unsigned int group_idle;	/* ms */
@@ -195,6 +198,8 @@ struct cfq_data {
 
 	u64 last_completion_ns;
 	u64 last_sync_completion_ns;
+	u64 mean_service_ns;		/* decayed, per request */
+	u32 service_samples;
 	u64 last_nonidle_ns;		/* RT or BE request out or done */
 	struct ioq_par_est par;
 	u64 probe_start_ns;
@@ -628,14 +633,28 @@ static enum cfq_class cfq_next_class(struct cfq_data *cfqd, u64 now)
 }
 
 /*
- * A sync queue of @class whose oldest request is past its FIFO deadline
- * (and which is seeky, if @seeky_only): the deadline bounds how long
- * writes keep a reader waiting, whatever the virtual times say.
+ * How far ahead of a sync deadline its request must be dispatched.  With
+ * fifo_drain, the requests already on the device are counted: a read
+ * dispatched behind them completes only once they have, so it goes out
+ * early enough to complete by its deadline rather than start at it.
  */
-static struct cfq_queue *cfq_overdue_sync_queue(struct cfq_data *cfqd,
-						enum cfq_class class,
-						bool seeky_only)
+static unsigned long cfq_deadline_margin(const struct cfq_data *cfqd)
 {
+	if (!cfqd->tun.fifo_drain)
+		return 0;
+	return nsecs_to_jiffies(cfqd->in_flight * cfqd->mean_service_ns);
+}
+
+/*
+ * A sync queue of @class whose oldest request is due (and which is
+ * seeky, if @seeky_only): the deadline bounds how long writes keep a
+ * reader waiting, whatever the virtual times say.
+ */
+static struct cfq_queue *cfq_due_sync_queue(struct cfq_data *cfqd,
+					    enum cfq_class class,
+					    bool seeky_only)
+{
+	unsigned long margin = cfq_deadline_margin(cfqd);
 	struct rb_node *node;
 
 	for (node = rb_first_cached(&cfqd->trees[class].root); node;
@@ -644,7 +663,7 @@ static struct cfq_queue *cfq_overdue_sync_queue(struct cfq_data *cfqd,
 						  tree_node);
 
 		if (cfqq->sync && (!seeky_only || cfq_seeky(cfqd, cfqq)) &&
-		    ioq_expired_request(&cfqq->ioq))
+		    ioq_request_due(&cfqq->ioq, margin))
 			return cfqq;
 	}
 	return NULL;
@@ -659,7 +678,7 @@ static struct cfq_queue *cfq_next_queue(struct cfq_data *cfqd, u64 now)
 		return NULL;
 	cfqq = cfq_tree_first(&cfqd->trees[class]);
 	if (!cfqq->sync)
-		return cfq_overdue_sync_queue(cfqd, class, false) ?: cfqq;
+		return cfq_due_sync_queue(cfqd, class, false) ?: cfqq;
 	return cfqq;
 }
 
@@ -669,7 +688,7 @@ static bool cfq_slice_used(const struct cfq_data *cfqd,
 	if (now >= cfqq->slice_end_ns)
 		return true;
 	if (cfqq->deadline_turn)
-		return !ioq_expired_request(&cfqq->ioq);
+		return !ioq_request_due(&cfqq->ioq, cfq_deadline_margin(cfqd));
 	return !cfqq->sync &&
 	       cfqq->slice_dispatched >= cfq_async_slice_requests(cfqd, cfqq);
 }
@@ -745,7 +764,7 @@ static struct cfq_queue *cfq_select_queue(struct cfq_data *cfqd, u64 now)
 	if (cfqq && cfq_slice_used(cfqd, cfqq, now)) {
 		cfq_expire(cfqd, now, CFQ_EXPIRED_SLICE);
 	} else if (cfqq && !cfqq->sync &&
-		   cfq_overdue_sync_queue(cfqd, cfqq->class, true)) {
+		   cfq_due_sync_queue(cfqd, cfqq->class, true)) {
 		/*
 		 * Only a random reader cuts an async slice short.  A streaming
 		 * reader waits for the slice to end: it wants bandwidth, and
@@ -1066,6 +1085,8 @@ static void cfq_completed(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 			  now - cfqd->last_completion_ns);
 
 	cfqd->last_completion_ns = now;
+	cfqd->mean_service_ns = ioq_decay(cfqd->mean_service_ns, service,
+					  &cfqd->service_samples);
 	cfqd->in_flight--;
 	cfqq->in_flight--;
 	cfq_unit_completed(cfqd, cfqq, cfq_stamp_unit(stamp), now);
@@ -1255,6 +1276,7 @@ static const struct cfq_tunables cfq_defaults = {
 	.quantum = 8,
 	.fifo_expire_sync = 125,
 	.fifo_expire_async = 250,
+	.fifo_drain = 0,
 	.back_seek_max = 16 * 1024,
 	.back_seek_penalty = 2,
 	.group_idle = 8,
@@ -1354,6 +1376,7 @@ static const struct cfq_tunable cfq_tunable_table[] = {
 	CFQ_TUNABLE(quantum, 1, 1024, false),
 	CFQ_TUNABLE(fifo_expire_sync, 1, 60000, false),
 	CFQ_TUNABLE(fifo_expire_async, 1, 60000, false),
+	CFQ_TUNABLE(fifo_drain, 0, 1, false),
 	CFQ_TUNABLE(back_seek_max, 0, 1 << 30, false),
 	CFQ_TUNABLE(back_seek_penalty, 1, 1000, false),
 	CFQ_TUNABLE(group_idle, 0, 1000, false),
@@ -1431,6 +1454,7 @@ CFQ_ATTR(slice_async_rq);
 CFQ_ATTR(quantum);
 CFQ_ATTR(fifo_expire_sync);
 CFQ_ATTR(fifo_expire_async);
+CFQ_ATTR(fifo_drain);
 CFQ_ATTR(back_seek_max);
 CFQ_ATTR(back_seek_penalty);
 CFQ_ATTR(group_idle);
@@ -1453,6 +1477,7 @@ static struct elv_fs_entry cfq_attrs[] = {
 	CFQ_ENTRY(quantum),
 	CFQ_ENTRY(fifo_expire_sync),
 	CFQ_ENTRY(fifo_expire_async),
+	CFQ_ENTRY(fifo_drain),
 	CFQ_ENTRY(back_seek_max),
 	CFQ_ENTRY(back_seek_penalty),
 	CFQ_ENTRY(group_idle),

@@ -35,6 +35,7 @@ static const struct tunable tunables[] = {
 	{ "quantum",           1, 1024,    false, 8 },
 	{ "fifo_expire_sync",  1, 60000,   false, 125 },
 	{ "fifo_expire_async", 1, 60000,   false, 250 },
+	{ "fifo_drain",        0, 1,       false, 0 },
 	{ "back_seek_max",     0, 1 << 30, false, 16 * 1024 },
 	{ "back_seek_penalty", 1, 1000,    false, 2 },
 	{ "group_idle",        0, 1000,    false, 8 },
