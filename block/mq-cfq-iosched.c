@@ -73,7 +73,7 @@ enum cfq_class {
 
 /* Why a slice ended, as the tracepoint and debugfs "slices" name it. */
 enum cfq_expiry {
-	CFQ_EXPIRED_SLICE,	/* its time or request budget was used */
+	CFQ_EXPIRED_SLICE,	/* time, request budget or due requests used */
 	CFQ_EXPIRED_OVERDUE,	/* async, and a seeky queue's deadline is due */
 	CFQ_EXPIRED_EMPTY,	/* ran empty with no reason to idle */
 	CFQ_EXPIRED_CLASS,	/* a higher ioprio class arrived */
