@@ -46,6 +46,7 @@
 #include <linux/blkdev.h>
 #include <linux/hrtimer.h>
 #include <linux/ioprio.h>
+#include <linux/llist.h>
 #include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/rbtree.h>
@@ -178,7 +179,31 @@ struct cfq_tunables {
 	unsigned int spindles;		/* or CFQ_AUTO */
 };
 
+/*
+ * A request that finished while another CPU held the scheduler lock.
+ * Completions arrive in interrupt context on every CPU, and spinning there
+ * for the lock was mq-cfq's largest cost on fast devices: the completion
+ * leaves this record and whoever holds the lock accounts for it.
+ */
+struct cfq_done {
+	struct llist_node node;
+	struct cfq_queue *cfqq;
+	unsigned long stamp;		/* see CFQ_STAMP_DISPATCHED */
+	u64 now_ns;
+};
+
+/*
+ * Per hardware queue, a record for each scheduler tag: a tag is reused
+ * only after its request was dispatched again, and dispatching takes the
+ * lock, so a record is accounted for before its slot is needed again.
+ */
+struct cfq_hctx {
+	unsigned int nr_slots;
+	struct cfq_done slots[] __counted_by(nr_slots);
+};
+
 struct cfq_data {
+	struct llist_head done;		/* cfq_done records, lock-free */
 	spinlock_t lock;		/* everything below */
 	struct request_queue *queue;
 	struct cfq_tunables tun;
@@ -189,6 +214,7 @@ struct cfq_data {
 	unsigned int queued;
 	unsigned int in_flight;
 	bool held_back;			/* returned nothing with work queued */
+	bool rerun;			/* a completion came since */
 	unsigned int async_depth;	/* scheduler tags async requests may hold */
 	struct cfq_queue *merge_queue;	/* of the bio being merged */
 
@@ -938,21 +964,146 @@ static struct request *cfq_dispatch_queued(struct cfq_data *cfqd, u64 now)
 	return cfq_dispatch_from(cfqd, cfqq, now);
 }
 
+/*
+ * A request of @cfqq on @unit completed.  Once the unit is idle, it stays
+ * reserved for @cfqq as long as the queue would be idled for: its next
+ * request is likely to continue the run on that unit.
+ */
+static void cfq_unit_completed(struct cfq_data *cfqd,
+			       const struct cfq_queue *cfqq,
+			       unsigned int unit, u64 now)
+{
+	struct cfq_unit *u = &cfqd->units[unit];
+
+	if (--u->in_flight || !cfqd->layout.chunk_sectors)
+		return;
+	u->free_at_ns = now;
+	if (u->owner == cfqq && !cfq_seeky(cfqd, cfqq))
+		u->free_at_ns += cfq_idle_window(cfqd, cfqq);
+}
+
+/* A dispatched request of @cfqq is back: charge it and account for it. */
+static void cfq_completed(struct cfq_data *cfqd, struct cfq_queue *cfqq,
+			  unsigned long stamp, u64 now)
+{
+	u64 service = min(cfq_stamp_age_ns(stamp, now),
+			  now - cfqd->last_completion_ns);
+
+	cfqd->last_completion_ns = now;
+	cfqd->mean_service_ns = ioq_decay(cfqd->mean_service_ns, service,
+					  &cfqd->service_samples);
+	cfqd->in_flight--;
+	cfqq->in_flight--;
+	cfq_unit_completed(cfqd, cfqq, cfq_stamp_unit(stamp), now);
+	ioq_par_complete(&cfqd->par, now, stamp & CFQ_STAMP_SMALL);
+	ioq_stats_completion(&cfqq->ioq.stats, now);
+	cfq_charge(cfqd, cfqq, service);
+	if (cfqq == cfqd->active && cfqq->slice_end_ns == U64_MAX)
+		cfq_start_slice(cfqd, cfqq, now);
+	if (cfqq->sync)
+		cfqd->last_sync_completion_ns = now;
+	if (cfqq->class != CFQ_IDLE)
+		cfqd->last_nonidle_ns = now;
+	/* What dispatch held back may be allowed now. */
+	if (cfqd->held_back) {
+		cfqd->held_back = false;
+		cfqd->rerun = true;
+	}
+}
+
+/* Called with the lock held: forget that @rq was dispatched. */
+static void cfq_undispatch(struct cfq_data *cfqd, struct request *rq, u64 now)
+{
+	unsigned long stamp = cfq_stamp(rq);
+
+	if (!(stamp & CFQ_STAMP_DISPATCHED))
+		return;
+	cfq_completed(cfqd, rq_cfqq(rq), stamp, now);
+	rq->elv.priv[1] = NULL;
+}
+
+/* The last of a request of @cfqq: @stamp says whether it was dispatched. */
+static void cfq_request_done(struct cfq_data *cfqd, struct cfq_queue *cfqq,
+			     unsigned long stamp, u64 now)
+{
+	if (stamp & CFQ_STAMP_DISPATCHED)
+		cfq_completed(cfqd, cfqq, stamp, now);
+	cfq_put_queue(cfqq);
+}
+
+/* Account for the requests that finished while the lock was taken. */
+static void cfq_account_deferred(struct cfq_data *cfqd)
+{
+	struct cfq_done *done, *next;
+	struct llist_node *list;
+
+	lockdep_assert_held(&cfqd->lock);
+	if (llist_empty(&cfqd->done))
+		return;
+	/* Oldest first: the service charged is the time since the last. */
+	list = llist_reverse_order(llist_del_all(&cfqd->done));
+	llist_for_each_entry_safe(done, next, list, node)
+		cfq_request_done(cfqd, done->cfqq, done->stamp, done->now_ns);
+}
+
+static void cfq_lock(struct cfq_data *cfqd, unsigned long *flags)
+	__acquires(&cfqd->lock)
+{
+	spin_lock_irqsave(&cfqd->lock, *flags);
+	cfq_account_deferred(cfqd);
+}
+
+/*
+ * Unlock, then account for the requests that finished meanwhile: their
+ * CPUs did not wait for the lock.  If one of them lets through what
+ * dispatch held back, run the queue again.
+ */
+static void cfq_unlock(struct cfq_data *cfqd, unsigned long flags)
+	__releases(&cfqd->lock)
+{
+	bool rerun;
+
+	for (;;) {
+		rerun = cfqd->rerun;
+		cfqd->rerun = false;
+		spin_unlock_irqrestore(&cfqd->lock, flags);
+		if (rerun)
+			blk_mq_run_hw_queues(cfqd->queue, true);
+		/* Pairs with llist_add() before the trylock in finish. */
+		smp_mb();
+		if (llist_empty(&cfqd->done) ||
+		    !spin_trylock_irqsave(&cfqd->lock, flags))
+			return;
+		cfq_account_deferred(cfqd);
+	}
+}
+
+/* The record slot of @rq, or NULL if the tag space grew since init_hctx. */
+static struct cfq_done *cfq_done_slot(struct request *rq)
+{
+	struct cfq_hctx *ch = rq->mq_hctx->sched_data;
+	unsigned int tag = rq->internal_tag;
+
+	return tag < ch->nr_slots ? &ch->slots[tag] : NULL;
+}
+
 static struct request *cfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
 {
 	struct cfq_data *cfqd = hctx->queue->elevator->elevator_data;
+	unsigned long flags;
 	u64 now = ktime_get_ns();
 	struct request *rq;
 
-	spin_lock_irq(&cfqd->lock);
+	cfq_lock(cfqd, &flags);
 	rq = list_first_entry_or_null(&cfqd->dispatch, struct request,
 				      queuelist);
 	if (rq)
 		list_del_init(&rq->queuelist);
 	else
 		rq = cfq_dispatch_queued(cfqd, now);
+	cfqd->rerun = false;	/* this is the run completions asked for */
 	cfqd->held_back = !rq && cfqd->queued;
-	spin_unlock_irq(&cfqd->lock);
+	cfq_unlock(cfqd, flags);
 	return rq;
 }
 
@@ -982,8 +1133,27 @@ static void cfq_depth_updated(struct blk_mq_hw_ctx *hctx)
 
 static int cfq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
 {
+	unsigned int nr_slots = hctx->sched_tags->nr_tags;
+	struct cfq_hctx *ch;
+
+	ch = kvzalloc_node(struct_size(ch, slots, nr_slots), GFP_KERNEL,
+			   hctx->numa_node);
+	if (!ch)
+		return -ENOMEM;
+	ch->nr_slots = nr_slots;
+	hctx->sched_data = ch;
 	cfq_depth_updated(hctx);
 	return 0;
+}
+
+static void cfq_exit_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
+{
+	struct cfq_data *cfqd = hctx->queue->elevator->elevator_data;
+
+	/* The queue is frozen and every lock holder has caught up. */
+	WARN_ON_ONCE(!llist_empty(&cfqd->done));
+	kvfree(hctx->sched_data);
+	hctx->sched_data = NULL;
 }
 
 static bool cfq_has_work(struct blk_mq_hw_ctx *hctx)
@@ -1035,11 +1205,19 @@ static void cfq_insert_request(struct cfq_data *cfqd, struct request *rq,
 static void cfq_insert_requests(struct blk_mq_hw_ctx *hctx,
 				struct list_head *list, blk_insert_t flags)
 {
-	struct cfq_data *cfqd = hctx->queue->elevator->elevator_data;
+	struct request_queue *q = hctx->queue;
+	struct cfq_data *cfqd = q->elevator->elevator_data;
 	u64 now = ktime_get_ns();
+	unsigned long irq_flags;
 	LIST_HEAD(free);
 
-	spin_lock_irq(&cfqd->lock);
+	/*
+	 * The requests may be done, and the scheduler switched, before
+	 * cfq_unlock() is through with cfqd: the queue must not freeze
+	 * until then.
+	 */
+	percpu_ref_get(&q->q_usage_counter);
+	cfq_lock(cfqd, &irq_flags);
 	while (!list_empty(list)) {
 		struct request *rq;
 
@@ -1047,7 +1225,8 @@ static void cfq_insert_requests(struct blk_mq_hw_ctx *hctx,
 		list_del_init(&rq->queuelist);
 		cfq_insert_request(cfqd, rq, flags, &free, now);
 	}
-	spin_unlock_irq(&cfqd->lock);
+	cfq_unlock(cfqd, irq_flags);
+	percpu_ref_put(&q->q_usage_counter);
 
 	blk_mq_free_requests(&free);
 }
@@ -1059,65 +1238,14 @@ static void cfq_prepare_request(struct request *rq)
 	rq->elv.priv[1] = NULL;
 }
 
-/*
- * A request of @cfqq on @unit completed.  Once the unit is idle, it stays
- * reserved for @cfqq as long as the queue would be idled for: its next
- * request is likely to continue the run on that unit.
- */
-static void cfq_unit_completed(struct cfq_data *cfqd,
-			       const struct cfq_queue *cfqq,
-			       unsigned int unit, u64 now)
-{
-	struct cfq_unit *u = &cfqd->units[unit];
-
-	if (--u->in_flight || !cfqd->layout.chunk_sectors)
-		return;
-	u->free_at_ns = now;
-	if (u->owner == cfqq && !cfq_seeky(cfqd, cfqq))
-		u->free_at_ns += cfq_idle_window(cfqd, cfqq);
-}
-
-/* A dispatched request of @cfqq is back: charge it and account for it. */
-static void cfq_completed(struct cfq_data *cfqd, struct cfq_queue *cfqq,
-			  unsigned long stamp, u64 now)
-{
-	u64 service = min(cfq_stamp_age_ns(stamp, now),
-			  now - cfqd->last_completion_ns);
-
-	cfqd->last_completion_ns = now;
-	cfqd->mean_service_ns = ioq_decay(cfqd->mean_service_ns, service,
-					  &cfqd->service_samples);
-	cfqd->in_flight--;
-	cfqq->in_flight--;
-	cfq_unit_completed(cfqd, cfqq, cfq_stamp_unit(stamp), now);
-	ioq_par_complete(&cfqd->par, now, stamp & CFQ_STAMP_SMALL);
-	ioq_stats_completion(&cfqq->ioq.stats, now);
-	cfq_charge(cfqd, cfqq, service);
-	if (cfqq == cfqd->active && cfqq->slice_end_ns == U64_MAX)
-		cfq_start_slice(cfqd, cfqq, now);
-	if (cfqq->sync)
-		cfqd->last_sync_completion_ns = now;
-	if (cfqq->class != CFQ_IDLE)
-		cfqd->last_nonidle_ns = now;
-}
-
-/* Called with the lock held: forget that @rq was dispatched. */
-static void cfq_undispatch(struct cfq_data *cfqd, struct request *rq, u64 now)
-{
-	unsigned long stamp = cfq_stamp(rq);
-
-	if (!(stamp & CFQ_STAMP_DISPATCHED))
-		return;
-	cfq_completed(cfqd, rq_cfqq(rq), stamp, now);
-	rq->elv.priv[1] = NULL;
-}
-
 static void cfq_finish_request(struct request *rq)
 {
 	struct cfq_queue *cfqq = rq_cfqq(rq);
+	unsigned long stamp = cfq_stamp(rq);
 	struct cfq_data *cfqd;
+	struct cfq_done *done;
 	unsigned long flags;
-	bool run;
+	u64 now;
 
 	if (rq->elv.icq) {
 		put_io_context(rq->elv.icq->ioc);
@@ -1125,18 +1253,26 @@ static void cfq_finish_request(struct request *rq)
 	}
 	if (!cfqq)
 		return;
-
-	cfqd = cfqq->cfqd;
-	spin_lock_irqsave(&cfqd->lock, flags);
-	cfq_undispatch(cfqd, rq, ktime_get_ns());
 	rq->elv.priv[0] = NULL;
-	cfq_put_queue(cfqq);
-	run = cfqd->held_back;
-	cfqd->held_back = false;
-	spin_unlock_irqrestore(&cfqd->lock, flags);
+	rq->elv.priv[1] = NULL;
+	cfqd = cfqq->cfqd;
+	now = ktime_get_ns();
 
-	if (run)
-		blk_mq_run_hw_queues(cfqd->queue, true);
+	done = cfq_done_slot(rq);
+	if (!done) {
+		cfq_lock(cfqd, &flags);
+		cfq_request_done(cfqd, cfqq, stamp, now);
+	} else {
+		done->cfqq = cfqq;
+		done->stamp = stamp;
+		done->now_ns = now;
+		llist_add(&done->node, &cfqd->done);
+		/* Then the holder accounts for it, in cfq_unlock(). */
+		if (!spin_trylock_irqsave(&cfqd->lock, flags))
+			return;
+		cfq_account_deferred(cfqd);
+	}
+	cfq_unlock(cfqd, flags);
 }
 
 /* The driver gave @rq back; it will be inserted again. */
@@ -1147,9 +1283,9 @@ static void cfq_requeue_request(struct request *rq)
 
 	if (!cfqq)
 		return;
-	spin_lock_irqsave(&cfqq->cfqd->lock, flags);
+	cfq_lock(cfqq->cfqd, &flags);
 	cfq_undispatch(cfqq->cfqd, rq, ktime_get_ns());
-	spin_unlock_irqrestore(&cfqq->cfqd->lock, flags);
+	cfq_unlock(cfqq->cfqd, flags);
 }
 
 static enum hrtimer_restart cfq_timer_fn(struct hrtimer *timer)
@@ -1171,13 +1307,13 @@ static void cfq_exit_icq(struct io_cq *icq)
 	if (!cfqq)
 		return;
 	cfqd = cfqq->cfqd;
-	spin_lock_irqsave(&cfqd->lock, flags);
+	cfq_lock(cfqd, &flags);
 	cic->sync_queue = NULL;
 	/* Nobody is left to send the request idling would wait for. */
 	if (cfqd->active == cfqq && ioq_empty(&cfqq->ioq))
 		cfq_expire(cfqd, ktime_get_ns(), CFQ_EXPIRED_EXIT);
 	cfq_put_queue(cfqq);
-	spin_unlock_irqrestore(&cfqd->lock, flags);
+	cfq_unlock(cfqd, flags);
 }
 
 /* Front merges: look in the queue of the process submitting the bio. */
@@ -1249,18 +1385,19 @@ static bool cfq_bio_merge(struct request_queue *q, struct bio *bio,
 			  unsigned int nr_segs)
 {
 	struct cfq_data *cfqd = q->elevator->elevator_data;
+	unsigned long flags;
 	struct request *free = NULL;
 	struct io_cq *icq;
 	bool merged;
 
 	rcu_read_lock();
 	icq = cfq_current_icq(q);
-	spin_lock_irq(&cfqd->lock);
+	cfq_lock(cfqd, &flags);
 	/* exit_icq() clears sync_queue under cfqd->lock */
 	cfqd->merge_queue = icq ? icq_to_cic(icq)->sync_queue : NULL;
 	merged = blk_mq_sched_try_merge(q, bio, nr_segs, &free);
 	cfqd->merge_queue = NULL;
-	spin_unlock_irq(&cfqd->lock);
+	cfq_unlock(cfqd, flags);
 	rcu_read_unlock();
 
 	if (free)
@@ -1423,6 +1560,7 @@ static ssize_t cfq_tunable_store(struct elevator_queue *e, const char *page,
 {
 	const struct cfq_tunable *t = cfq_tunable_named(name);
 	struct cfq_data *cfqd = e->elevator_data;
+	unsigned long flags;
 	unsigned int value;
 
 	if (t->has_auto && sysfs_streq(page, "auto"))
@@ -1431,9 +1569,9 @@ static ssize_t cfq_tunable_store(struct elevator_queue *e, const char *page,
 		 value < t->min || value > t->max)
 		return -EINVAL;
 
-	spin_lock_irq(&cfqd->lock);
+	cfq_lock(cfqd, &flags);
 	*cfq_tunable_ptr(cfqd, t) = value;
-	spin_unlock_irq(&cfqd->lock);
+	cfq_unlock(cfqd, flags);
 	return count;
 }
 
@@ -1509,9 +1647,10 @@ static int cfq_active_show(void *data, struct seq_file *m)
 {
 	struct request_queue *q = data;
 	struct cfq_data *cfqd = q->elevator->elevator_data;
+	unsigned long flags;
 	u64 now = ktime_get_ns();
 
-	spin_lock_irq(&cfqd->lock);
+	cfq_lock(cfqd, &flags);
 	if (cfqd->active) {
 		cfq_show_queue(m, cfqd, cfqd->active);
 		seq_printf(m, "slice_left_us %lld idling %d\n",
@@ -1519,7 +1658,7 @@ static int cfq_active_show(void *data, struct seq_file *m)
 				   NSEC_PER_USEC),
 			   cfqd->idle_start_ns != 0);
 	}
-	spin_unlock_irq(&cfqd->lock);
+	cfq_unlock(cfqd, flags);
 	return 0;
 }
 
@@ -1527,16 +1666,17 @@ static int cfq_busy_queues_show(void *data, struct seq_file *m)
 {
 	struct request_queue *q = data;
 	struct cfq_data *cfqd = q->elevator->elevator_data;
+	unsigned long flags;
 	struct rb_node *node;
 	int class;
 
-	spin_lock_irq(&cfqd->lock);
+	cfq_lock(cfqd, &flags);
 	for (class = 0; class < CFQ_NR_CLASSES; class++)
 		for (node = rb_first_cached(&cfqd->trees[class].root); node;
 		     node = rb_next(node))
 			cfq_show_queue(m, cfqd, rb_entry(node, struct cfq_queue,
 							 tree_node));
-	spin_unlock_irq(&cfqd->lock);
+	cfq_unlock(cfqd, flags);
 	return 0;
 }
 
@@ -1544,9 +1684,10 @@ static int cfq_estimator_show(void *data, struct seq_file *m)
 {
 	struct request_queue *q = data;
 	struct cfq_data *cfqd = q->elevator->elevator_data;
+	unsigned long flags;
 	const struct ioq_par_est *par = &cfqd->par;
 
-	spin_lock_irq(&cfqd->lock);
+	cfq_lock(cfqd, &flags);
 	seq_printf(m, "units %u\nforced %d\nlayout_chunk_bytes %u\nshallow_iops %llu\nshallow_windows %u\ndeep_iops %llu\ndeep_windows %u\nin_flight %u\n",
 		   cfq_units(cfqd, ktime_get_ns()),
 		   cfqd->tun.spindles != CFQ_AUTO,
@@ -1554,7 +1695,7 @@ static int cfq_estimator_show(void *data, struct seq_file *m)
 		   par->shallow_rate >> IOQ_DECAY_SHIFT, par->shallow_windows,
 		   par->deep_rate >> IOQ_DECAY_SHIFT, par->deep_windows,
 		   cfqd->in_flight);
-	spin_unlock_irq(&cfqd->lock);
+	cfq_unlock(cfqd, flags);
 	return 0;
 }
 
@@ -1562,9 +1703,10 @@ static int cfq_slices_show(void *data, struct seq_file *m)
 {
 	struct request_queue *q = data;
 	struct cfq_data *cfqd = q->elevator->elevator_data;
+	unsigned long flags;
 	int sync, why;
 
-	spin_lock_irq(&cfqd->lock);
+	cfq_lock(cfqd, &flags);
 	for (sync = 1; sync >= 0; sync--)
 		for (why = 0; why < CFQ_NR_EXPIRIES; why++) {
 			const struct cfq_expiry_stats *st =
@@ -1576,7 +1718,7 @@ static int cfq_slices_show(void *data, struct seq_file *m)
 				   div_u64(st->used_ns, NSEC_PER_MSEC),
 				   st->dispatched);
 		}
-	spin_unlock_irq(&cfqd->lock);
+	cfq_unlock(cfqd, flags);
 	return 0;
 }
 
@@ -1593,6 +1735,7 @@ static struct elevator_type mq_cfq = {
 	.ops = {
 		.depth_updated		= cfq_depth_updated,
 		.init_hctx		= cfq_init_hctx,
+		.exit_hctx		= cfq_exit_hctx,
 		.limit_depth		= cfq_limit_depth,
 		.bio_merge		= cfq_bio_merge,
 		.request_merge		= cfq_request_merge,
