@@ -41,11 +41,13 @@ trace_while()
 	return $status
 }
 
-# Two processes reading the disk sequentially with direct 4 KiB reads,
+# Two processes reading the disk sequentially with direct 64 KiB reads,
 # one at a time: each one's queue gets slices and idles between reads.
+# On flash a request under seek_min_size (32 KiB) counts as a seek, and
+# two seeky readers would take turns without idling.
 two_sequential_readers()
 {
-	fio --name=seq --filename="/dev/$DISK" --direct=1 --rw=read --bs=4k \
+	fio --name=seq --filename="/dev/$DISK" --direct=1 --rw=read --bs=64k \
 		--size=64M --numjobs=2 --offset_increment=64M \
 		--time_based --runtime=3 >/dev/null 2>&1
 }
