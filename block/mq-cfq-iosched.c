@@ -782,35 +782,6 @@ static void cfq_preempt(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 		cfq_expire(cfqd, now, CFQ_EXPIRED_SYNC);
 }
 
-/* Keep the active queue, or make the next one active. */
-static struct cfq_queue *cfq_select_queue(struct cfq_data *cfqd, u64 now)
-{
-	struct cfq_queue *cfqq = cfqd->active;
-
-	if (cfqq && cfq_slice_used(cfqd, cfqq, now)) {
-		cfq_expire(cfqd, now, CFQ_EXPIRED_SLICE);
-	} else if (cfqq && !cfqq->sync &&
-		   cfq_due_sync_queue(cfqd, cfqq->class, true)) {
-		/*
-		 * Only a random reader cuts an async slice short.  A streaming
-		 * reader waits for the slice to end: it wants bandwidth, and
-		 * cutting every async slice for it would cost two seeks each
-		 * time and most of the writer's share (seeds/003).
-		 */
-		cfq_expire(cfqd, now, CFQ_EXPIRED_OVERDUE);
-	} else if (cfqq) {
-		if (!ioq_empty(&cfqq->ioq))
-			return cfqq;
-		if (cfq_wait_for_active(cfqd, now))
-			return NULL;
-		cfq_expire(cfqd, now, CFQ_EXPIRED_EMPTY);
-	}
-	cfqq = cfq_next_queue(cfqd, now);
-	if (cfqq)
-		cfq_activate(cfqd, cfqq, now);
-	return cfqq;
-}
-
 /*
  * Async dispatch depth after sync completions: one request at first,
  * growing to quantum over the first part of an async slice (the seeds/003
@@ -930,16 +901,15 @@ static struct cfq_queue *cfq_queue_for_free_unit(struct cfq_data *cfqd,
 /*
  * While the active queue keeps a device with several units, requests of
  * the next queues go to the units it leaves free: by the layout when the
- * device reports one, otherwise up to all units but one.
+ * device reports one, otherwise up to all units but one.  This is the
+ * queue that may send one there now.
  */
-static struct request *cfq_fill_units(struct cfq_data *cfqd, u64 now)
+static struct cfq_queue *cfq_fill_queue(struct cfq_data *cfqd, u64 now)
 {
 	struct cfq_queue *cfqq;
 
-	if (cfqd->layout.chunk_sectors && cfqd->tun.spindles == CFQ_AUTO) {
-		cfqq = cfq_queue_for_free_unit(cfqd, now);
-		return cfqq ? cfq_dispatch_from(cfqd, cfqq, now) : NULL;
-	}
+	if (cfqd->layout.chunk_sectors && cfqd->tun.spindles == CFQ_AUTO)
+		return cfq_queue_for_free_unit(cfqd, now);
 	if (cfqd->in_flight + 1 >= cfq_units(cfqd, now))
 		return NULL;
 	cfqq = cfq_next_queue(cfqd, now);
@@ -947,7 +917,59 @@ static struct request *cfq_fill_units(struct cfq_data *cfqd, u64 now)
 	if (!cfqq || cfqq->class != cfqd->active->class ||
 	    !cfq_may_dispatch(cfqd, cfqq, now))
 		return NULL;
-	return cfq_dispatch_from(cfqd, cfqq, now);
+	return cfqq;
+}
+
+static struct request *cfq_fill_units(struct cfq_data *cfqd, u64 now)
+{
+	struct cfq_queue *cfqq = cfq_fill_queue(cfqd, now);
+
+	return cfqq ? cfq_dispatch_from(cfqd, cfqq, now) : NULL;
+}
+
+/*
+ * The queue to dispatch from: the active one, one that fills a unit the
+ * active one leaves free, or the next one, made active.
+ */
+static struct cfq_queue *cfq_select_queue(struct cfq_data *cfqd, u64 now)
+{
+	struct cfq_queue *cfqq = cfqd->active;
+
+	if (cfqq && cfq_slice_used(cfqd, cfqq, now)) {
+		cfq_expire(cfqd, now, CFQ_EXPIRED_SLICE);
+	} else if (cfqq && !cfqq->sync &&
+		   cfq_due_sync_queue(cfqd, cfqq->class, true)) {
+		/*
+		 * Only a random reader cuts an async slice short.  A streaming
+		 * reader waits for the slice to end: it wants bandwidth, and
+		 * cutting every async slice for it would cost two seeks each
+		 * time and most of the writer's share (seeds/003).
+		 */
+		cfq_expire(cfqd, now, CFQ_EXPIRED_OVERDUE);
+	} else if (cfqq) {
+		if (!ioq_empty(&cfqq->ioq))
+			return cfqq;
+		if (cfq_wait_for_active(cfqd, now))
+			return NULL;
+		/*
+		 * Where nothing seeks, a queue that ran empty keeps the rest
+		 * of its slice while the others use the free units: with two
+		 * submitters, switching the slice after every request cost
+		 * more than the request itself.
+		 */
+		if (blk_queue_nonrot(cfqd->queue) &&
+		    cfqq->slice_end_ns != U64_MAX) {
+			struct cfq_queue *fill = cfq_fill_queue(cfqd, now);
+
+			if (fill)
+				return fill;
+		}
+		cfq_expire(cfqd, now, CFQ_EXPIRED_EMPTY);
+	}
+	cfqq = cfq_next_queue(cfqd, now);
+	if (cfqq)
+		cfq_activate(cfqd, cfqq, now);
+	return cfqq;
 }
 
 static struct request *cfq_dispatch_queued(struct cfq_data *cfqd, u64 now)
