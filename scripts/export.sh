@@ -43,13 +43,17 @@ check_owners()
 	done < <(owned_files)
 }
 
-# A git-style diff that creates tree file $2 from repo file $1.
+# A git-style diff that creates tree file $2 from repo file $1 (its base,
+# if a later patch changes it).
 new_file_diff()
 {
-	local src=$1 dst=$2 mode=100644
+	local src=$1 dst=$2 mode=100644 base
 	[ -x "$TOP/$src" ] && mode=100755
+	base=$(mktemp)
+	added_base "$src" "$dst" "$base"
 	printf 'diff --git a/%s b/%s\nnew file mode %s\n' "$dst" "$dst" "$mode"
-	diff -u --label /dev/null --label "b/$dst" /dev/null "$TOP/$src" || true
+	diff -u --label /dev/null --label "b/$dst" /dev/null "$base" || true
+	rm -f "$base"
 }
 
 # Patch $1 with the files it owns folded in after its description.

@@ -34,6 +34,40 @@ series_patches()
 	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/patches/series" | awk '{ print $1 }'
 }
 
+# A file the series adds may be changed again by a later patch (a policy
+# first, its debugfs and tracepoints next).  The repo holds such a file as
+# the whole series leaves it; the patch that adds it adds its "base", the
+# repo's file with the later patch taken off.
+
+# The later patch that changes added file $1 (a tree path), if any.
+patch_changing()
+{
+	local p found=
+	for p in $(series_patches); do
+		if grep -qx -- "+++ b/$1" "$TOP/patches/$p"; then
+			[ -z "$found" ] ||
+				die "$1: $found and $p both change it; only one patch may change a file the series adds"
+			found=$p
+		fi
+	done
+	echo "$found"
+}
+
+# Write the base of added file $1 (repo path; tree path $2) to file $3.
+added_base()
+{
+	local src=$1 dst=$2 out=$3 p
+	p=$(patch_changing "$dst")
+	if [ -z "$p" ]; then
+		cp "$TOP/$src" "$out"
+		return 0
+	fi
+	# Only the patch's part for $dst: the next "--- a/" ends it.
+	awk -v f="a/$dst" '/^--- / { on = ($2 == f) } on' "$TOP/patches/$p" |
+		patch -R -p1 -s -f -F0 --no-backup-if-mismatch -r - -o "$out" "$TOP/$src" >/dev/null ||
+		die "patches/$p does not come off $src: change that part of $src in the patch too (README: Working on the series)"
+}
+
 # sha256 of the named files' contents and names, in order.
 hash_files()
 {

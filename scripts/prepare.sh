@@ -36,17 +36,44 @@ create_tree()
 	rm -f "$MANIFEST" "$SERIES_STAMP"
 }
 
+# Install $1 as tree file $2 with the mode of repo file $3, unless equal.
+install_if_changed()
+{
+	cmp -s "$1" "$2" || install -D -m "$(stat -c %a "$3")" "$1" "$2"
+}
+
+# An added file that patch $3 changes again: until that patch is applied
+# the tree holds its base; once it is, the repo's file, with the base as
+# quilt's backup, so that popping the patch restores the base.
+sync_changed_added_file()
+{
+	local src=$1 dst=$2 p=$3 base
+	base=$(mktemp)
+	added_base "$src" "$dst" "$base"
+	if grep -qx -- "$p" "$TREE/.pc/applied-patches" 2>/dev/null; then
+		install_if_changed "$TOP/$src" "$TREE/$dst" "$TOP/$src"
+		install_if_changed "$base" "$TREE/.pc/$p/$dst" "$TOP/$src"
+	else
+		install_if_changed "$base" "$TREE/$dst" "$TOP/$src"
+	fi
+	rm -f "$base"
+}
+
 # Copy added files that differ; drop the ones the repo no longer has.
 # Unchanged files keep their mtime so nothing is rebuilt for them.
 sync_added_files()
 {
-	local src dst old
+	local src dst old p
 	added_files >"$MANIFEST.new"
 	while read -r src dst; do
 		[ -e "$PRISTINE/$dst" ] &&
 			die "$src would replace $dst of the base kernel; change existing files with a patch instead"
-		cmp -s "$TOP/$src" "$TREE/$dst" && continue
-		install -D -m "$(stat -c %a "$TOP/$src")" "$TOP/$src" "$TREE/$dst"
+		p=$(patch_changing "$dst")
+		if [ -n "$p" ]; then
+			sync_changed_added_file "$src" "$dst" "$p"
+		else
+			install_if_changed "$TOP/$src" "$TREE/$dst" "$TOP/$src"
+		fi
 	done <"$MANIFEST.new"
 	if [ -f "$MANIFEST" ]; then
 		while read -r src old; do
