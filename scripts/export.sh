@@ -47,9 +47,8 @@ check_owners()
 # if a later patch changes it).
 new_file_diff()
 {
-	local src=$1 dst=$2 mode=100644 base
+	local src=$1 dst=$2 mode=100644 base=$BUILD/added-base.tmp
 	[ -x "$TOP/$src" ] && mode=100755
-	base=$(mktemp)
 	added_base "$src" "$dst" "$base"
 	printf 'diff --git a/%s b/%s\nnew file mode %s\n' "$dst" "$dst" "$mode"
 	diff -u --label /dev/null --label "b/$dst" /dev/null "$base" || true

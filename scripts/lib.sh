@@ -44,7 +44,7 @@ patch_changing()
 {
 	local p found=
 	for p in $(series_patches); do
-		if grep -qx -- "+++ b/$1" "$TOP/patches/$p"; then
+		if grep -qxF -- "+++ b/$1" "$TOP/patches/$p"; then
 			[ -z "$found" ] ||
 				die "$1: $found and $p both change it; only one patch may change a file the series adds"
 			found=$p

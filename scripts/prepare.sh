@@ -47,10 +47,9 @@ install_if_changed()
 # quilt's backup, so that popping the patch restores the base.
 sync_changed_added_file()
 {
-	local src=$1 dst=$2 p=$3 base
-	base=$(mktemp)
+	local src=$1 dst=$2 p=$3 base=$BUILD/added-base.tmp
 	added_base "$src" "$dst" "$base"
-	if grep -qx -- "$p" "$TREE/.pc/applied-patches" 2>/dev/null; then
+	if grep -qxF -- "$p" "$TREE/.pc/applied-patches" 2>/dev/null; then
 		install_if_changed "$TOP/$src" "$TREE/$dst" "$TOP/$src"
 		install_if_changed "$base" "$TREE/.pc/$p/$dst" "$TOP/$src"
 	else
