@@ -920,13 +920,6 @@ static struct cfq_queue *cfq_fill_queue(struct cfq_data *cfqd, u64 now)
 	return cfqq;
 }
 
-static struct request *cfq_fill_units(struct cfq_data *cfqd, u64 now)
-{
-	struct cfq_queue *cfqq = cfq_fill_queue(cfqd, now);
-
-	return cfqq ? cfq_dispatch_from(cfqd, cfqq, now) : NULL;
-}
-
 /*
  * The queue to dispatch from: the active one, one that fills a unit the
  * active one leaves free, or the next one, made active.
@@ -950,7 +943,7 @@ static struct cfq_queue *cfq_select_queue(struct cfq_data *cfqd, u64 now)
 		if (!ioq_empty(&cfqq->ioq))
 			return cfqq;
 		if (cfq_wait_for_active(cfqd, now))
-			return NULL;
+			return cfq_fill_queue(cfqd, now);
 		/*
 		 * Where nothing seeks, a queue that ran empty keeps the rest
 		 * of its slice while the others use the free units: with two
@@ -979,9 +972,7 @@ static struct request *cfq_dispatch_queued(struct cfq_data *cfqd, u64 now)
 	if (!cfqd->queued)
 		return NULL;
 	cfqq = cfq_select_queue(cfqd, now);
-	if (!cfqq)
-		return cfqd->active ? cfq_fill_units(cfqd, now) : NULL;
-	if (!cfq_may_dispatch(cfqd, cfqq, now))
+	if (!cfqq || !cfq_may_dispatch(cfqd, cfqq, now))
 		return NULL;
 	return cfq_dispatch_from(cfqd, cfqq, now);
 }
