@@ -47,9 +47,10 @@ check_owners()
 # if a later patch changes it).
 new_file_diff()
 {
-	local src=$1 dst=$2 mode=100644 base=$BUILD/added-base.tmp
+	local src=$1 dst=$2 mode=100644 base=$BUILD/added-base.tmp p
 	[ -x "$TOP/$src" ] && mode=100755
-	added_base "$src" "$dst" "$base"
+	p=$(patch_changing "$dst" "$CHANGES")
+	added_base "$src" "$dst" "$base" "$p"
 	printf 'diff --git a/%s b/%s\nnew file mode %s\n' "$dst" "$dst" "$mode"
 	diff -u --label /dev/null --label "b/$dst" /dev/null "$base" || true
 	rm -f "$base"
@@ -148,6 +149,7 @@ fill_cover_letter()
 }
 
 "$TOP/scripts/prepare.sh"
+CHANGES=$(series_changes)
 check_owners
 write_quilt_series
 check_applies

@@ -39,25 +39,30 @@ series_patches()
 # the whole series leaves it; the patch that adds it adds its "base", the
 # repo's file with the later patch taken off.
 
-# The later patch that changes added file $1 (a tree path), if any.
+# "tree-path patch" for every file that a patch of the series changes, in
+# one pass over the series: prepare looks up every added file in it.
+series_changes()
+{
+	series_patches | sed "s|^|$TOP/patches/|" | xargs awk \
+		'/^\+\+\+ b\// { n = split(FILENAME, path, "/"); print substr($2, 3), path[n] }'
+}
+
+# The patch that changes added file $1 (a tree path) again, if any, from
+# the table $2 that series_changes printed.
 patch_changing()
 {
-	local p found=
-	for p in $(series_patches); do
-		if grep -qxF -- "+++ b/$1" "$TOP/patches/$p"; then
-			[ -z "$found" ] ||
-				die "$1: $found and $p both change it; only one patch may change a file the series adds"
-			found=$p
-		fi
-	done
+	local found
+	found=$(awk -v f="$1" '$1 == f { print $2 }' <<<"$2")
+	[ "$(echo "$found" | wc -l)" -le 1 ] ||
+		die "$1: ${found//$'\n'/ } all change it; only one patch may change a file the series adds"
 	echo "$found"
 }
 
-# Write the base of added file $1 (repo path; tree path $2) to file $3.
+# Write the base of added file $1 (repo path; tree path $2) to file $3:
+# the file with the part of patch $4 (from patch_changing) taken off.
 added_base()
 {
-	local src=$1 dst=$2 out=$3 p
-	p=$(patch_changing "$dst")
+	local src=$1 dst=$2 out=$3 p=$4
 	if [ -z "$p" ]; then
 		cp "$TOP/$src" "$out"
 		return 0

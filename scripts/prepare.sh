@@ -48,7 +48,7 @@ install_if_changed()
 sync_changed_added_file()
 {
 	local src=$1 dst=$2 p=$3 base=$BUILD/added-base.tmp
-	added_base "$src" "$dst" "$base"
+	added_base "$src" "$dst" "$base" "$p"
 	if grep -qxF -- "$p" "$TREE/.pc/applied-patches" 2>/dev/null; then
 		install_if_changed "$TOP/$src" "$TREE/$dst" "$TOP/$src"
 		install_if_changed "$base" "$TREE/.pc/$p/$dst" "$TOP/$src"
@@ -62,12 +62,13 @@ sync_changed_added_file()
 # Unchanged files keep their mtime so nothing is rebuilt for them.
 sync_added_files()
 {
-	local src dst old p
+	local src dst old p changes
 	added_files >"$MANIFEST.new"
+	changes=$(series_changes)
 	while read -r src dst; do
 		[ -e "$PRISTINE/$dst" ] &&
 			die "$src would replace $dst of the base kernel; change existing files with a patch instead"
-		p=$(patch_changing "$dst")
+		p=$(patch_changing "$dst" "$changes")
 		if [ -n "$p" ]; then
 			sync_changed_added_file "$src" "$dst" "$p"
 		else
