@@ -14,7 +14,8 @@
 OUT=$BUILD/export
 TREE=$OUT/linux
 OBJ=$OUT/obj
-FRAGMENTS=("$TOP/configs/qemu.config")
+export DEBUG=0
+guest_fragments
 
 [ -d "$TREE/.pc" ] || die "no exported tree in ${TREE#"$TOP"/}; run scripts/export.sh first"
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Configure (tinyconfig + configs/qemu.config [+ configs/debug.config]) and
-# build bzImage with ccache. Incremental: configuring is skipped when
+# Configure (tinyconfig + the fragments of guest_fragments) and build
+# bzImage with ccache. Incremental: configuring is skipped when
 # nothing it reads changed, an unchanged config keeps its mtime, and make
 # rebuilds only what changed.
 . "$(dirname "$0")/lib.sh"
@@ -10,8 +10,7 @@
 . "$TOP/scripts/kbuild-lib.sh"
 
 OBJ=$(obj_dir)
-FRAGMENTS=("$TOP/configs/qemu.config")
-[ "${DEBUG:-0}" = 1 ] && FRAGMENTS+=("$TOP/configs/debug.config")
+guest_fragments
 
 # The download, the pristine and patched trees and the objects: about 4 GiB.
 require_build_space 5 "make build"

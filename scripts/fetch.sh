@@ -7,20 +7,10 @@
 DL=$BUILD/dl
 TARBALL=$DL/$(basename "$LINUX_TARBALL")
 
-download_deb()
-{
-	(cd "$DL/tmp" && apt-get download "$LINUX_PKG=$LINUX_PKG_VERSION" >../download.log 2>&1)
-}
-
 fetch_tarball()
 {
 	local deb
-	mkdir -p "$DL"
-	rm -rf "$DL/tmp" && mkdir "$DL/tmp"
-	# Package lists may be missing or stale on a fresh machine: refresh once.
-	download_deb || { [ "$(id -u)" = 0 ] && apt-get update >"$DL/update.log" 2>&1 && download_deb; } ||
-		die "$LINUX_PKG version $LINUX_PKG_VERSION is not available from the package mirror (see $DL/download.log)"
-	deb=$(ls "$DL"/tmp/*.deb)
+	deb=$(apt_download "$LINUX_PKG" "$LINUX_PKG_VERSION" "$DL")
 	dpkg-deb --fsys-tarfile "$deb" | tar -xO "./$LINUX_TARBALL" >"$TARBALL.part" ||
 		die "$deb does not contain $LINUX_TARBALL"
 	rm -rf "$DL/tmp"

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Kernel configure and build steps, shared by build.sh (the development
 # tree) and bisect.sh (the exported series, one patch at a time). Source
-# it after lib.sh, with TREE, OBJ and FRAGMENTS set.
+# it after lib.sh, with TREE and OBJ set, and FRAGMENTS (guest_fragments).
 # shellcheck shell=bash
 
 # ccache sees paths under BUILD as relative to the object directory, so
@@ -13,6 +13,17 @@ kmake()
 	make -C "$TREE" O="$OBJ" CC="ccache gcc" HOSTCC="ccache gcc" \
 		KBUILD_BUILD_TIMESTAMP="$LINUX_PKG_VERSION" \
 		KBUILD_BUILD_USER=iosched KBUILD_BUILD_HOST=qemu "$@"
+}
+
+# The guest kernel's configuration fragments, merged over tinyconfig in
+# this order: the minimal QEMU guest, what Debian's kernel has of I/O,
+# memory and scheduling, and with DEBUG=1 the debug options.
+guest_fragments()
+{
+	FRAGMENTS=("$TOP/configs/qemu.config" "$TOP/configs/distro.config")
+	if [ "${DEBUG:-0}" = 1 ]; then
+		FRAGMENTS+=("$TOP/configs/debug.config")
+	fi
 }
 
 # Every "CONFIG_X=v" and "# CONFIG_X is not set" of the fragments, normalised.

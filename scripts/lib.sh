@@ -73,6 +73,21 @@ added_base()
 		die "patches/$p does not come off $src: change that part of $src in the patch too (README: Working on the series)"
 }
 
+# Download Debian package $1 at version $2 into $3/tmp (emptied first)
+# and print the .deb's path. Package lists may be missing or stale on a
+# fresh machine: they are refreshed once.
+apt_download()
+{
+	local pkg=$1 version=$2 dir=$3
+	mkdir -p "$dir"
+	rm -rf "$dir/tmp" && mkdir "$dir/tmp"
+	(cd "$dir/tmp" && apt-get download "$pkg=$version" >../download.log 2>&1) ||
+		{ [ "$(id -u)" = 0 ] && apt-get update >"$dir/update.log" 2>&1 &&
+		  (cd "$dir/tmp" && apt-get download "$pkg=$version" >../download.log 2>&1); } ||
+		die "$pkg version $version is not available from the package mirror (see $dir/download.log)"
+	ls "$dir"/tmp/*.deb
+}
+
 # sha256 of the named files' contents and names, in order.
 hash_files()
 {
