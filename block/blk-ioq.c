@@ -135,9 +135,10 @@ void ioq_stats_arrival(struct ioq_stats *s, u64 now_ns, bool idle_queue)
 }
 EXPORT_SYMBOL_GPL(ioq_stats_arrival);
 
+/* Completions may be accounted out of order: keep the latest. */
 void ioq_stats_completion(struct ioq_stats *s, u64 now_ns)
 {
-	s->last_completion_ns = now_ns;
+	s->last_completion_ns = max(s->last_completion_ns, now_ns);
 }
 EXPORT_SYMBOL_GPL(ioq_stats_completion);
 
@@ -169,17 +170,17 @@ EXPORT_SYMBOL_GPL(ioq_par_init);
 
 /*
  * Busy time and the depth integral advance only while requests are out.
- * Callers read the clock before they take their lock, so an event may
- * come stamped earlier than the one before it: time never runs backwards
- * here, or the next interval would be counted twice.
+ * Completions may be stamped before the caller takes its lock, so an
+ * event may come stamped earlier than the one before it: time never runs
+ * backwards here, or the next interval would be counted twice.
  */
 static void ioq_par_advance(struct ioq_par_est *e, u64 now_ns)
 {
 	u64 dt;
 
-	if (now_ns <= e->last_event_ns)
+	dt = ioq_ns_since(now_ns, e->last_event_ns);
+	if (!dt)
 		return;
-	dt = now_ns - e->last_event_ns;
 	if (e->in_flight) {
 		e->window_busy_ns += dt;
 		e->window_depth_ns += dt * e->in_flight;
@@ -213,6 +214,20 @@ void ioq_par_dispatch(struct ioq_par_est *e, u64 now_ns)
 	e->in_flight++;
 }
 EXPORT_SYMBOL_GPL(ioq_par_dispatch);
+
+/*
+ * A dispatched request came back unserved (the driver was busy): it no
+ * longer counts as in flight, and the window it was counted in measured a
+ * device that refused work, not its parallelism, so the window is dropped.
+ */
+void ioq_par_requeue(struct ioq_par_est *e, u64 now_ns)
+{
+	ioq_par_advance(e, now_ns);
+	if (e->in_flight)
+		e->in_flight--;
+	ioq_par_reset_window(e);
+}
+EXPORT_SYMBOL_GPL(ioq_par_requeue);
 
 void ioq_par_complete(struct ioq_par_est *e, u64 now_ns, bool small)
 {
@@ -349,11 +364,10 @@ EXPORT_SYMBOL_GPL(ioq_merged_requests);
  */
 struct request *ioq_request_due(const struct ioq *ioq, unsigned long within)
 {
-	struct request *rq;
+	struct request *rq = ioq_oldest_request(ioq);
 
-	if (list_empty(&ioq->fifo))
+	if (!rq)
 		return NULL;
-	rq = list_first_entry(&ioq->fifo, struct request, queuelist);
 	return time_after_eq(jiffies + within, (unsigned long)rq->fifo_time) ?
 	       rq : NULL;
 }

@@ -36,6 +36,17 @@ struct ioq_stats {
 	u32 mean_bytes;			/* decayed mean request size */
 };
 
+/*
+ * Nanoseconds from @then to @now, or 0 if @then is the later one.  Stamps
+ * read on different CPUs, or one read before a lock and one under it,
+ * need not be in order; an unsigned difference of such a pair would wrap
+ * and turn "no time" into centuries.
+ */
+static inline u64 ioq_ns_since(u64 now, u64 then)
+{
+	return now > then ? now - then : 0;
+}
+
 u64 ioq_decay(u64 mean, u64 sample, u32 *samples);
 u64 ioq_scale_by_level(u64 base, unsigned int level);
 bool ioq_request_is_seek(const struct ioq_seek_params *p, sector_t last_end,
@@ -80,6 +91,7 @@ struct ioq_par_est {
 void ioq_par_init(struct ioq_par_est *e);
 void ioq_par_dispatch(struct ioq_par_est *e, u64 now_ns);
 void ioq_par_complete(struct ioq_par_est *e, u64 now_ns, bool small);
+void ioq_par_requeue(struct ioq_par_est *e, u64 now_ns);
 unsigned int ioq_par_units(const struct ioq_par_est *e, unsigned int prior);
 
 /*
@@ -122,6 +134,14 @@ void ioq_add_request(struct ioq *ioq, struct request *rq,
 void ioq_del_request(struct ioq *ioq, struct request *rq);
 void ioq_merged_requests(struct ioq *ioq, struct request *rq,
 			 struct request *next);
+/* The request that arrived first of those @ioq holds, or NULL. */
+static inline struct request *ioq_oldest_request(const struct ioq *ioq)
+{
+	if (list_empty(&ioq->fifo))
+		return NULL;
+	return list_first_entry(&ioq->fifo, struct request, queuelist);
+}
+
 struct request *ioq_request_due(const struct ioq *ioq, unsigned long within);
 struct request *ioq_expired_request(const struct ioq *ioq);
 struct request *ioq_next_request(const struct ioq *ioq,

@@ -235,6 +235,44 @@ static void ioq_test_par_out_of_order(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, e.in_flight, 0U);
 }
 
+/*
+ * A driver that takes one request and gives the others back at once: the
+ * requeues are no completions, and one spindle stays one unit.
+ */
+static void ioq_test_par_requeue(struct kunit *test)
+{
+	struct ioq_par_est e;
+	u64 now = 1000 * MS;
+	unsigned int i, j;
+
+	ioq_par_init(&e);
+	sim_drive(&e, 1, 1, 256, 12 * MS, true, &now);
+	for (i = 0; i < 256; i++) {
+		for (j = 0; j < 4; j++)
+			ioq_par_dispatch(&e, now);
+		for (j = 0; j < 3; j++)
+			ioq_par_requeue(&e, now);
+		now += 12 * MS;
+		ioq_par_complete(&e, now, true);
+	}
+	KUNIT_EXPECT_EQ(test, ioq_par_units(&e, 1), 1U);
+	KUNIT_EXPECT_EQ(test, e.in_flight, 0U);
+}
+
+/* Stamps out of order: no time passed, and the last completion stays. */
+static void ioq_test_out_of_order_stamps(struct kunit *test)
+{
+	struct ioq_stats s = {};
+
+	KUNIT_EXPECT_EQ(test, ioq_ns_since(5 * MS, 2 * MS), 3 * MS);
+	KUNIT_EXPECT_EQ(test, ioq_ns_since(2 * MS, 5 * MS), 0);
+	KUNIT_EXPECT_EQ(test, ioq_ns_since(0, U64_MAX), 0);
+
+	ioq_stats_completion(&s, 10 * MS);
+	ioq_stats_completion(&s, 9 * MS);
+	KUNIT_EXPECT_EQ(test, s.last_completion_ns, 10 * MS);
+}
+
 static void ioq_test_scale_by_level(struct kunit *test)
 {
 	unsigned int level;
@@ -361,6 +399,8 @@ static struct kunit_case ioq_test_cases[] = {
 	KUNIT_CASE(ioq_test_par_flash),
 	KUNIT_CASE(ioq_test_par_prior),
 	KUNIT_CASE(ioq_test_par_out_of_order),
+	KUNIT_CASE(ioq_test_par_requeue),
+	KUNIT_CASE(ioq_test_out_of_order_stamps),
 	KUNIT_CASE(ioq_test_scale_by_level),
 	KUNIT_CASE(ioq_test_sweep),
 	KUNIT_CASE(ioq_test_request_due),
