@@ -134,7 +134,7 @@ struct cfq_queue {
 	u64 slice_start_ns;
 	u64 slice_end_ns;		/* U64_MAX until the first completion */
 	unsigned int slice_dispatched;
-	bool deadline_turn;		/* served out of vtime order */
+	bool deadline_turn;		/* served out of order: due or aged */
 	pid_t pid;
 };
 
@@ -171,6 +171,7 @@ struct cfq_tunables {
 	unsigned int back_seek_penalty;
 	unsigned int group_idle;	/* ms */
 	unsigned int target_latency;	/* ms */
+	unsigned int prio_aging_expire;	/* ms */
 	unsigned int low_latency;
 	unsigned int idle_nonrot;
 	unsigned int seek_distance;	/* sectors, or CFQ_AUTO */
@@ -216,6 +217,7 @@ struct cfq_data {
 	bool held_back;			/* returned nothing with work queued */
 	bool rerun;			/* a completion came since */
 	unsigned int async_depth;	/* scheduler tags async requests may hold */
+	unsigned int idle_depth;	/* and IDLE-class requests */
 	struct cfq_queue *merge_queue;	/* of the bio being merged */
 
 	struct hrtimer timer;		/* idle window and IDLE-class grace */
@@ -357,9 +359,9 @@ static bool cfq_probing(struct cfq_data *cfqd, u64 now)
 					CFQ_PROBE_EVERY_NS;
 	u64 last = max(par->last_deep_ns, cfqd->probe_start_ns);
 
-	if (now - cfqd->probe_start_ns < CFQ_PROBE_NS)
+	if (ioq_ns_since(now, cfqd->probe_start_ns) < CFQ_PROBE_NS)
 		return true;
-	if (now - last < every)
+	if (ioq_ns_since(now, last) < every)
 		return false;
 	cfqd->probe_start_ns = now;
 	return true;
@@ -530,8 +532,8 @@ static void cfq_del_busy(struct cfq_data *cfqd, struct cfq_queue *cfqq)
 static void cfq_charge(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 		       u64 service_ns)
 {
-	u64 delta = div64_u64(service_ns * CFQ_VTIME_SLICE,
-			      cfq_slice_ns(cfqd, cfqq) ?: 1);
+	u64 delta = mul_u64_u64_div_u64(service_ns, CFQ_VTIME_SLICE,
+					cfq_slice_ns(cfqd, cfqq) ?: 1);
 
 	if (!cfqq->on_tree) {
 		cfqq->vtime += delta;
@@ -545,12 +547,13 @@ static void cfq_charge(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 static void cfq_stop_idling(struct cfq_data *cfqd, u64 now)
 {
 	struct cfq_queue *cfqq = cfqd->active;
+	u64 idled;
 
 	if (!cfqd->idle_start_ns)
 		return;
-	trace_mq_cfq_idle_end(cfqd->queue, cfqq->pid,
-			      now - cfqd->idle_start_ns);
-	cfq_charge(cfqd, cfqq, now - cfqd->idle_start_ns);
+	idled = ioq_ns_since(now, cfqd->idle_start_ns);
+	trace_mq_cfq_idle_end(cfqd->queue, cfqq->pid, idled);
+	cfq_charge(cfqd, cfqq, idled);
 	cfqd->idle_start_ns = 0;
 	cfqd->idle_until_ns = 0;
 	hrtimer_try_to_cancel(&cfqd->timer);
@@ -573,7 +576,7 @@ static void cfq_expire(struct cfq_data *cfqd, u64 now, enum cfq_expiry why)
 {
 	struct cfq_queue *cfqq = cfqd->active;
 	struct cfq_expiry_stats *stats = &cfqd->expired[cfqq->sync][why];
-	u64 used = now - cfqq->slice_start_ns;
+	u64 used = ioq_ns_since(now, cfqq->slice_start_ns);
 
 	cfq_stop_idling(cfqd, now);
 	trace_mq_cfq_slice_expire(cfqd->queue, cfqq->pid, cfqq->sync, used,
@@ -588,17 +591,33 @@ static void cfq_expire(struct cfq_data *cfqd, u64 now, enum cfq_expiry why)
 	cfq_put_queue(cfqq);
 }
 
+/*
+ * Whether @cfqq, about to be activated, jumps the queue: a queue of a
+ * higher class waits (ioprio aging), or one before it in virtual time
+ * (a due sync request).
+ */
+static bool cfq_out_of_order(struct cfq_data *cfqd,
+			     const struct cfq_queue *cfqq)
+{
+	enum cfq_class class;
+
+	for (class = CFQ_RT; class < cfqq->class; class++)
+		if (cfq_tree_first(&cfqd->trees[class]))
+			return true;
+	return cfqq != cfq_tree_first(&cfqd->trees[cfqq->class]);
+}
+
 static void cfq_activate(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 			 u64 now)
 {
 	struct cfq_tree *tree = &cfqd->trees[cfqq->class];
 
 	/*
-	 * A queue taken out of virtual-time order was taken for its deadline:
-	 * it is owed its due requests, not a slice, and the queues it jumped
-	 * keep their place.
+	 * A queue taken out of order was taken for its deadline or its age:
+	 * it is owed its due requests, not a slice (nor idling), and the
+	 * queues it jumped keep their place.
 	 */
-	cfqq->deadline_turn = cfqq != cfq_tree_first(tree);
+	cfqq->deadline_turn = cfq_out_of_order(cfqd, cfqq);
 	cfq_del_busy(cfqd, cfqq);
 	if (!cfqq->deadline_turn)
 		tree->min_vtime = max(tree->min_vtime, cfqq->vtime);
@@ -623,7 +642,7 @@ static u64 cfq_latency_slice_ns(const struct cfq_data *cfqd,
 
 	if (!cfqd->tun.low_latency || round <= target)
 		return slice;
-	return max(div64_u64(slice * target, round),
+	return max(mul_u64_u64_div_u64(slice, target, round),
 		   2 * cfq_ms(cfqd->tun.slice_idle));
 }
 
@@ -646,15 +665,17 @@ static void cfq_start_slice(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 static enum cfq_class cfq_next_class(struct cfq_data *cfqd, u64 now)
 {
 	enum cfq_class class;
+	u64 since;
 
 	for (class = CFQ_RT; class < CFQ_IDLE; class++)
 		if (cfq_tree_first(&cfqd->trees[class]))
 			return class;
 	if (!cfq_tree_first(&cfqd->trees[CFQ_IDLE]))
 		return CFQ_NR_CLASSES;
-	if (now - cfqd->last_nonidle_ns >= CFQ_IDLE_GRACE_NS)
+	since = ioq_ns_since(now, cfqd->last_nonidle_ns);
+	if (since >= CFQ_IDLE_GRACE_NS)
 		return CFQ_IDLE;
-	cfq_arm_timer(cfqd, cfqd->last_nonidle_ns + CFQ_IDLE_GRACE_NS - now);
+	cfq_arm_timer(cfqd, CFQ_IDLE_GRACE_NS - since);
 	return CFQ_NR_CLASSES;
 }
 
@@ -695,6 +716,27 @@ static struct cfq_queue *cfq_due_sync_queue(struct cfq_data *cfqd,
 	return NULL;
 }
 
+/*
+ * A BE queue whose oldest request has waited prio_aging_expire: RT comes
+ * first, but not without end (mq-deadline bounds it the same way).
+ */
+static struct cfq_queue *cfq_aged_queue(struct cfq_data *cfqd, u64 now)
+{
+	u64 limit = cfq_ms(cfqd->tun.prio_aging_expire);
+	struct rb_node *node;
+
+	for (node = rb_first_cached(&cfqd->trees[CFQ_BE].root); node;
+	     node = rb_next(node)) {
+		struct cfq_queue *cfqq = rb_entry(node, struct cfq_queue,
+						  tree_node);
+		struct request *oldest = ioq_oldest_request(&cfqq->ioq);
+
+		if (oldest && ioq_ns_since(now, oldest->start_time_ns) >= limit)
+			return cfqq;
+	}
+	return NULL;
+}
+
 static struct cfq_queue *cfq_next_queue(struct cfq_data *cfqd, u64 now)
 {
 	enum cfq_class class = cfq_next_class(cfqd, now);
@@ -702,6 +744,11 @@ static struct cfq_queue *cfq_next_queue(struct cfq_data *cfqd, u64 now)
 
 	if (class == CFQ_NR_CLASSES)
 		return NULL;
+	if (class == CFQ_RT) {
+		cfqq = cfq_aged_queue(cfqd, now);
+		if (cfqq)
+			return cfqq;
+	}
 	cfqq = cfq_tree_first(&cfqd->trees[class]);
 	if (!cfqq->sync)
 		return cfq_due_sync_queue(cfqd, class, false) ?: cfqq;
@@ -757,6 +804,13 @@ static bool cfq_wait_for_active(struct cfq_data *cfqd, u64 now)
 	struct cfq_queue *cfqq = cfqd->active;
 	u64 window;
 
+	/*
+	 * With every scheduler tag held by requests queued or in flight, the
+	 * process may be sleeping for a tag: its next request cannot come
+	 * while the device waits for it (ata_piix has two tags in all).
+	 */
+	if (cfqd->queued + cfqd->in_flight >= cfqd->queue->nr_requests)
+		return false;
 	if (cfqd->idle_start_ns)
 		return now < cfqd->idle_until_ns;
 	window = cfq_idle_window(cfqd, cfqq);
@@ -792,7 +846,7 @@ static void cfq_preempt(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 static unsigned int cfq_async_depth(const struct cfq_data *cfqd, u64 now)
 {
 	const struct cfq_tunables *t = &cfqd->tun;
-	u64 since = now - cfqd->last_sync_completion_ns;
+	u64 since = ioq_ns_since(now, cfqd->last_sync_completion_ns);
 	u64 ramp = div_u64(cfq_ms(t->slice_async), CFQ_ASYNC_RAMP_PARTS);
 
 	if (!t->low_latency || since >= ramp)
@@ -832,29 +886,50 @@ static unsigned int cfq_unit_of(const struct cfq_data *cfqd,
 	return ioq_layout_unit(&cfqd->layout, blk_rq_pos(rq));
 }
 
-static struct request *cfq_dispatch_from(struct cfq_data *cfqd,
-					 struct cfq_queue *cfqq, u64 now)
+/* Count @rq of @cfqq as sent to the device at @now. */
+static void cfq_account_dispatch(struct cfq_data *cfqd,
+				 struct cfq_queue *cfqq, struct request *rq,
+				 u64 now)
 {
-	struct request *rq = cfq_next_request(cfqd, cfqq);
 	unsigned int unit = cfq_unit_of(cfqd, rq);
-
-	ioq_del_request(&cfqq->ioq, rq);
-	cfqd->queued--;
-	if (cfqq->on_tree && ioq_empty(&cfqq->ioq))
-		cfq_del_busy(cfqd, cfqq);
 
 	cfqq->ioq.head_pos = blk_rq_pos(rq) + blk_rq_sectors(rq);
 	cfqq->in_flight++;
 	cfqq->slice_dispatched++;
 	cfqd->in_flight++;
 	if (cfqq->class != CFQ_IDLE)
-		cfqd->last_nonidle_ns = now;
+		cfqd->last_nonidle_ns = max(cfqd->last_nonidle_ns, now);
 	cfqd->units[unit].owner = cfqq;
 	cfqd->units[unit].in_flight++;
 	ioq_par_dispatch(&cfqd->par, now);
 	cfq_stamp_dispatch(rq, unit, now);
+}
+
+static struct request *cfq_dispatch_from(struct cfq_data *cfqd,
+					 struct cfq_queue *cfqq, u64 now)
+{
+	struct request *rq = cfq_next_request(cfqd, cfqq);
+
+	ioq_del_request(&cfqq->ioq, rq);
+	cfqd->queued--;
+	if (cfqq->on_tree && ioq_empty(&cfqq->ioq))
+		cfq_del_busy(cfqd, cfqq);
+	cfq_account_dispatch(cfqd, cfqq, rq, now);
 	rq->rq_flags |= RQF_STARTED;
 	return rq;
+}
+
+/*
+ * A request inserted at the head goes first.  One the driver gave back is
+ * counted as dispatched again: on the device, it is in flight.
+ */
+static void cfq_dispatch_head(struct cfq_data *cfqd, struct request *rq,
+			      u64 now)
+{
+	list_del_init(&rq->queuelist);
+	if (rq_cfqq(rq))
+		cfq_account_dispatch(cfqd, rq_cfqq(rq), rq, now);
+	rq->rq_flags |= RQF_STARTED;
 }
 
 /*
@@ -1000,9 +1075,9 @@ static void cfq_completed(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 			  unsigned long stamp, u64 now)
 {
 	u64 service = min(cfq_stamp_age_ns(stamp, now),
-			  now - cfqd->last_completion_ns);
+			  ioq_ns_since(now, cfqd->last_completion_ns));
 
-	cfqd->last_completion_ns = now;
+	cfqd->last_completion_ns = max(cfqd->last_completion_ns, now);
 	cfqd->mean_service_ns = ioq_decay(cfqd->mean_service_ns, service,
 					  &cfqd->service_samples);
 	cfqd->in_flight--;
@@ -1014,9 +1089,10 @@ static void cfq_completed(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 	if (cfqq == cfqd->active && cfqq->slice_end_ns == U64_MAX)
 		cfq_start_slice(cfqd, cfqq, now);
 	if (cfqq->sync)
-		cfqd->last_sync_completion_ns = now;
+		cfqd->last_sync_completion_ns =
+			max(cfqd->last_sync_completion_ns, now);
 	if (cfqq->class != CFQ_IDLE)
-		cfqd->last_nonidle_ns = now;
+		cfqd->last_nonidle_ns = max(cfqd->last_nonidle_ns, now);
 	/* What dispatch held back may be allowed now. */
 	if (cfqd->held_back) {
 		cfqd->held_back = false;
@@ -1024,14 +1100,33 @@ static void cfq_completed(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 	}
 }
 
-/* Called with the lock held: forget that @rq was dispatched. */
+/*
+ * Called with the lock held: the driver gave @rq back unserved, to go
+ * through the scheduler again.  Undo the counts of its dispatch: no
+ * service to charge, no slice to start, no completion for the estimator
+ * (a busy driver would otherwise teach it that one spindle serves several
+ * requests at once; the estimator drops its current window instead).  The
+ * head position, the unit's owner and the last non-IDLE dispatch stay as
+ * they are: the request will be sent there again.
+ */
 static void cfq_undispatch(struct cfq_data *cfqd, struct request *rq, u64 now)
 {
 	unsigned long stamp = cfq_stamp(rq);
+	struct cfq_queue *cfqq = rq_cfqq(rq);
 
-	if (!(stamp & CFQ_STAMP_DISPATCHED))
+	/*
+	 * A request the driver keeps prepared goes back to the device from
+	 * the hardware queue's dispatch list, not through the scheduler: it
+	 * stays in flight, and its completion accounts for it.
+	 */
+	if (!(stamp & CFQ_STAMP_DISPATCHED) || (rq->rq_flags & RQF_DONTPREP))
 		return;
-	cfq_completed(cfqd, rq_cfqq(rq), stamp, now);
+	cfqd->units[cfq_stamp_unit(stamp)].in_flight--;
+	cfqq->in_flight--;
+	cfqd->in_flight--;
+	if (cfqq == cfqd->active && cfqq->slice_dispatched)
+		cfqq->slice_dispatched--;
+	ioq_par_requeue(&cfqd->par, now);
 	rq->elv.priv[1] = NULL;
 }
 
@@ -1104,14 +1199,15 @@ static struct request *cfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
 {
 	struct cfq_data *cfqd = hctx->queue->elevator->elevator_data;
 	unsigned long flags;
-	u64 now = ktime_get_ns();
 	struct request *rq;
+	u64 now;
 
 	cfq_lock(cfqd, &flags);
+	now = ktime_get_ns();
 	rq = list_first_entry_or_null(&cfqd->dispatch, struct request,
 				      queuelist);
 	if (rq)
-		list_del_init(&rq->queuelist);
+		cfq_dispatch_head(cfqd, rq, now);
 	else
 		rq = cfq_dispatch_queued(cfqd, now);
 	cfqd->rerun = false;	/* this is the run completions asked for */
@@ -1124,24 +1220,32 @@ static struct request *cfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
  * Writes and async requests may hold at most three quarters of the
  * scheduler tags.  Otherwise writeback takes them all, a reader cannot
  * even allocate its request, and the scheduler idles for a request that
- * cannot arrive.
+ * cannot arrive.  The IDLE class, served only once the others leave the
+ * disk alone, may hold an eighth: it must not sit on the tags that the
+ * others would need to end its wait.  The class is the submitting task's
+ * (the allocation does not see the bio): a bio that a cgroup's ioprio
+ * policy or a per-I/O priority makes IDLE is not limited here.
  */
 static void cfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 {
 	struct cfq_data *cfqd = data->q->elevator->elevator_data;
 
-	if (op_is_sync(opf) && !op_is_write(opf))
-		return;
-	data->shallow_depth = cfqd->async_depth;
+	if (IOPRIO_PRIO_CLASS(get_current_ioprio()) == IOPRIO_CLASS_IDLE)
+		data->shallow_depth = READ_ONCE(cfqd->idle_depth);
+	else if (!op_is_sync(opf) || op_is_write(opf))
+		data->shallow_depth = READ_ONCE(cfqd->async_depth);
 }
 
 static void cfq_depth_updated(struct blk_mq_hw_ctx *hctx)
 {
 	struct cfq_data *cfqd = hctx->queue->elevator->elevator_data;
+	/* Called before q->nr_requests changes: the map has the new depth. */
+	unsigned int nr = hctx->sched_tags->bitmap_tags.sb.depth;
 
-	cfqd->async_depth = max(1UL, hctx->queue->nr_requests * 3UL / 4);
+	WRITE_ONCE(cfqd->async_depth, max(1U, nr * 3 / 4));
+	WRITE_ONCE(cfqd->idle_depth, max(1U, nr / 8));
 	sbitmap_queue_min_shallow_depth(&hctx->sched_tags->bitmap_tags,
-					cfqd->async_depth);
+					cfqd->idle_depth);
 }
 
 static int cfq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
@@ -1176,19 +1280,20 @@ static bool cfq_has_work(struct blk_mq_hw_ctx *hctx)
 	return !list_empty_careful(&cfqd->dispatch) || READ_ONCE(cfqd->queued);
 }
 
+/*
+ * No merge of requests on insertion: the block layer offers no hook that
+ * would keep it within one queue (see cfq_allow_bio_merge()).  A process's
+ * bios still merge into its queued requests when they are submitted.
+ */
 static void cfq_insert_request(struct cfq_data *cfqd, struct request *rq,
-			       blk_insert_t flags, struct list_head *free,
-			       u64 now)
+			       blk_insert_t flags, u64 now)
 {
-	struct request_queue *q = cfqd->queue;
 	struct ioq_seek_params seek = cfq_seek_params(cfqd);
 	unsigned int expire_ms = rq_is_sync(rq) ? cfqd->tun.fifo_expire_sync :
 						 cfqd->tun.fifo_expire_async;
 	struct cfq_queue *cfqq;
 	bool was_idle;
 
-	if (blk_mq_sched_try_insert_merge(q, rq, free))
-		return;
 	trace_block_rq_insert(rq);
 	if (flags & BLK_MQ_INSERT_AT_HEAD) {
 		list_add(&rq->queuelist, &cfqd->dispatch);
@@ -1196,15 +1301,16 @@ static void cfq_insert_request(struct cfq_data *cfqd, struct request *rq,
 	}
 
 	cfqq = rq_cfqq(rq);
-	if (!cfqq) {		/* not a requeued request */
+	/* A requeued request is no news about its process. */
+	if (!cfqq) {
 		cfqq = cfq_queue_for(cfqd, rq);
 		cfq_get_queue(cfqq);
 		rq->elv.priv[0] = cfqq;
+		was_idle = ioq_empty(&cfqq->ioq) && !cfqq->in_flight;
+		ioq_stats_arrival(&cfqq->ioq.stats, now, was_idle);
+		ioq_stats_add_request(&cfqq->ioq.stats, &seek, blk_rq_pos(rq),
+				      blk_rq_bytes(rq));
 	}
-	was_idle = ioq_empty(&cfqq->ioq) && !cfqq->in_flight;
-	ioq_stats_arrival(&cfqq->ioq.stats, now, was_idle);
-	ioq_stats_add_request(&cfqq->ioq.stats, &seek, blk_rq_pos(rq),
-			      blk_rq_bytes(rq));
 	ioq_add_request(&cfqq->ioq, rq, jiffies + msecs_to_jiffies(expire_ms));
 	cfqd->queued++;
 
@@ -1220,9 +1326,8 @@ static void cfq_insert_requests(struct blk_mq_hw_ctx *hctx,
 {
 	struct request_queue *q = hctx->queue;
 	struct cfq_data *cfqd = q->elevator->elevator_data;
-	u64 now = ktime_get_ns();
 	unsigned long irq_flags;
-	LIST_HEAD(free);
+	u64 now;
 
 	/*
 	 * The requests may be done, and the scheduler switched, before
@@ -1231,17 +1336,17 @@ static void cfq_insert_requests(struct blk_mq_hw_ctx *hctx,
 	 */
 	percpu_ref_get(&q->q_usage_counter);
 	cfq_lock(cfqd, &irq_flags);
+	/* Under the lock: idling and slices started before it are earlier. */
+	now = ktime_get_ns();
 	while (!list_empty(list)) {
 		struct request *rq;
 
 		rq = list_first_entry(list, struct request, queuelist);
 		list_del_init(&rq->queuelist);
-		cfq_insert_request(cfqd, rq, flags, &free, now);
+		cfq_insert_request(cfqd, rq, flags, now);
 	}
 	cfq_unlock(cfqd, irq_flags);
 	percpu_ref_put(&q->q_usage_counter);
-
-	blk_mq_free_requests(&free);
 }
 
 static void cfq_prepare_request(struct request *rq)
@@ -1329,15 +1434,44 @@ static void cfq_exit_icq(struct io_cq *icq)
 	cfq_unlock(cfqd, flags);
 }
 
-/* Front merges: look in the queue of the process submitting the bio. */
+/*
+ * The queue @bio of the current process would join: its sync queue (set
+ * by cfq_bio_merge(); NULL before its first request), or the async queue
+ * of its ioprio.
+ */
+static struct cfq_queue *cfq_bio_queue(struct cfq_data *cfqd,
+				       struct bio *bio)
+{
+	unsigned short ioprio = bio_prio(bio);
+
+	lockdep_assert_held(&cfqd->lock);
+	if (op_is_sync(bio->bi_opf))
+		return cfqd->merge_queue;
+	return &cfqd->async_queues[cfq_class_of(ioprio)][cfq_level_of(ioprio)];
+}
+
+/*
+ * A bio joins only a request of its own queue, as in CFQ: otherwise one
+ * process's I/O would be served in another's slice and charged to it, and
+ * a sync write could wait behind async writeback.
+ */
+static bool cfq_allow_bio_merge(struct request_queue *q, struct request *rq,
+				struct bio *bio)
+{
+	struct cfq_data *cfqd = q->elevator->elevator_data;
+
+	return rq_cfqq(rq) && rq_cfqq(rq) == cfq_bio_queue(cfqd, bio);
+}
+
+/* Front merges: look in the bio's own queue. */
 static int cfq_request_merge(struct request_queue *q, struct request **rq,
 			     struct bio *bio)
 {
 	struct cfq_data *cfqd = q->elevator->elevator_data;
-	struct cfq_queue *cfqq = cfqd->merge_queue;
+	struct cfq_queue *cfqq = cfq_bio_queue(cfqd, bio);
 	struct request *found;
 
-	if (!cfqq || !op_is_sync(bio->bi_opf))
+	if (!cfqq)
 		return ELEVATOR_NO_MERGE;
 	found = ioq_front_merge_candidate(&cfqq->ioq, bio);
 	if (!found)
@@ -1365,13 +1499,13 @@ static void cfq_requests_merged(struct request_queue *q, struct request *rq,
 	struct cfq_queue *cfqq = rq_cfqq(next);
 
 	lockdep_assert_held(&cfqd->lock);
-	/* A request being inserted is not in any queue yet. */
-	if (!cfqq || list_empty(&next->queuelist))
+	if (!cfqq)
 		return;
-	if (rq_cfqq(rq) == cfqq)
-		ioq_merged_requests(&cfqq->ioq, rq, next);
-	else
+	/* Only neighbours in one queue's sort order merge (next_request). */
+	if (WARN_ON_ONCE(rq_cfqq(rq) != cfqq))
 		ioq_del_request(&cfqq->ioq, next);
+	else
+		ioq_merged_requests(&cfqq->ioq, rq, next);
 	cfqd->queued--;
 	if (cfqq->on_tree && ioq_empty(&cfqq->ioq))
 		cfq_del_busy(cfqd, cfqq);
@@ -1379,9 +1513,9 @@ static void cfq_requests_merged(struct request_queue *q, struct request *rq,
 
 /*
  * The icq of the current task on @q, from the lookup hint the block layer
- * keeps: icqs are freed after an RCU grace period, so under
- * rcu_read_lock() this needs no queue_lock, which ioc_lookup_icq() takes
- * for every bio.  A miss only costs a front merge.
+ * keeps or else its tree: icqs are freed after an RCU grace period, so
+ * under rcu_read_lock() this needs no queue_lock, which ioc_lookup_icq()
+ * takes for every bio.  Without it, no sync bio of the task may merge.
  */
 static struct io_cq *cfq_current_icq(struct request_queue *q)
 {
@@ -1391,6 +1525,8 @@ static struct io_cq *cfq_current_icq(struct request_queue *q)
 	if (!ioc)
 		return NULL;
 	icq = rcu_dereference(ioc->icq_hint);
+	if (!icq || icq->q != q)
+		icq = radix_tree_lookup(&ioc->icq_tree, q->id);
 	return icq && icq->q == q ? icq : NULL;
 }
 
@@ -1431,6 +1567,7 @@ static const struct cfq_tunables cfq_defaults = {
 	.back_seek_penalty = 2,
 	.group_idle = 8,
 	.target_latency = 300,
+	.prio_aging_expire = 10000,
 	.low_latency = 1,
 	.idle_nonrot = 0,
 	.seek_distance = CFQ_AUTO,
@@ -1439,21 +1576,10 @@ static const struct cfq_tunables cfq_defaults = {
 	.spindles = CFQ_AUTO,
 };
 
-static int cfq_init_sched(struct request_queue *q, struct elevator_type *e)
+/* Set up a zeroed @cfqd to schedule @q with the default tunables. */
+static void cfq_init_data(struct cfq_data *cfqd, struct request_queue *q)
 {
-	struct elevator_queue *eq;
-	struct cfq_data *cfqd;
 	int class, level;
-
-	eq = elevator_alloc(q, e);
-	if (!eq)
-		return -ENOMEM;
-	cfqd = kzalloc_node(sizeof(*cfqd), GFP_KERNEL, q->node);
-	if (!cfqd) {
-		kobject_put(&eq->kobj);
-		return -ENOMEM;
-	}
-	eq->elevator_data = cfqd;
 
 	spin_lock_init(&cfqd->lock);
 	cfqd->queue = q;
@@ -1470,6 +1596,23 @@ static int cfq_init_sched(struct request_queue *q, struct elevator_type *e)
 	ioq_layout_init(&cfqd->layout, queue_io_min(q), queue_io_opt(q));
 	hrtimer_init(&cfqd->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	cfqd->timer.function = cfq_timer_fn;
+}
+
+static int cfq_init_sched(struct request_queue *q, struct elevator_type *e)
+{
+	struct elevator_queue *eq;
+	struct cfq_data *cfqd;
+
+	eq = elevator_alloc(q, e);
+	if (!eq)
+		return -ENOMEM;
+	cfqd = kzalloc_node(sizeof(*cfqd), GFP_KERNEL, q->node);
+	if (!cfqd) {
+		kobject_put(&eq->kobj);
+		return -ENOMEM;
+	}
+	eq->elevator_data = cfqd;
+	cfq_init_data(cfqd, q);
 
 	/* Dispatch from the request queue as a whole, not per hw queue. */
 	blk_queue_flag_set(QUEUE_FLAG_SQ_SCHED, q);
@@ -1499,47 +1642,18 @@ static void cfq_exit_sched(struct elevator_queue *e)
 }
 
 /*
- * Tunables under queue/iosched/, declared once in cfq_tunable_table (the
- * sysfs wrappers below only name them).
- * Values outside [min, max] are refused with -EINVAL and the old value
- * stays; "auto" is accepted where the scheduler can decide by itself.
+ * Tunables under queue/iosched/.  Each is declared once, with its limits,
+ * by CFQ_TUNABLE() below, which also makes its sysfs show and store
+ * functions; cfq_attrs[] then names it, and a tunable missing there
+ * leaves its functions unused, which the compiler reports.  Values
+ * outside [min, max] are refused with -EINVAL and the old value stays;
+ * "auto" is accepted where the scheduler can decide by itself.
  */
 struct cfq_tunable {
-	const char *name;
 	size_t offset;
 	unsigned int min, max;
 	bool has_auto;
 };
-
-/* The tunables: name, minimum, maximum, whether "auto" is accepted. */
-#define CFQ_TUNABLE(field, lo, hi, auto_ok) {				\
-	.name = #field,							\
-	.offset = offsetof(struct cfq_tunables, field),			\
-	.min = lo, .max = hi, .has_auto = auto_ok,			\
-}
-
-static const struct cfq_tunable cfq_tunable_table[] = {
-	CFQ_TUNABLE(slice_idle, 0, 1000, false),
-	CFQ_TUNABLE(slice_sync, 1, 10000, false),
-	CFQ_TUNABLE(slice_async, 1, 10000, false),
-	CFQ_TUNABLE(slice_async_rq, 1, 1024, false),
-	CFQ_TUNABLE(quantum, 1, 1024, false),
-	CFQ_TUNABLE(fifo_expire_sync, 1, 60000, false),
-	CFQ_TUNABLE(fifo_expire_async, 1, 60000, false),
-	CFQ_TUNABLE(fifo_drain, 0, 1, false),
-	CFQ_TUNABLE(back_seek_max, 0, 1 << 30, false),
-	CFQ_TUNABLE(back_seek_penalty, 1, 1000, false),
-	CFQ_TUNABLE(group_idle, 0, 1000, false),
-	CFQ_TUNABLE(target_latency, 1, 10000, false),
-	CFQ_TUNABLE(low_latency, 0, 1, false),
-	CFQ_TUNABLE(idle_nonrot, 0, 1, false),
-	CFQ_TUNABLE(seek_distance, 0, 1 << 30, true),
-	CFQ_TUNABLE(seek_min_size, 0, 1 << 20, true),
-	CFQ_TUNABLE(seeky_requests, 0, IOQ_SEEK_HISTORY, false),
-	CFQ_TUNABLE(spindles, 1, IOQ_PAR_MAX_UNITS, true),
-};
-
-#undef CFQ_TUNABLE
 
 static unsigned int *cfq_tunable_ptr(struct cfq_data *cfqd,
 				     const struct cfq_tunable *t)
@@ -1547,21 +1661,11 @@ static unsigned int *cfq_tunable_ptr(struct cfq_data *cfqd,
 	return (unsigned int *)((char *)&cfqd->tun + t->offset);
 }
 
-static const struct cfq_tunable *cfq_tunable_named(const char *name)
-{
-	const struct cfq_tunable *t;
-
-	for (t = cfq_tunable_table; strcmp(t->name, name); t++)
-		;
-	return t;
-}
-
 static ssize_t cfq_tunable_show(struct elevator_queue *e, char *page,
-				const char *name)
+				const struct cfq_tunable *t)
 {
 	struct cfq_data *cfqd = e->elevator_data;
-	unsigned int value = READ_ONCE(*cfq_tunable_ptr(cfqd,
-						cfq_tunable_named(name)));
+	unsigned int value = READ_ONCE(*cfq_tunable_ptr(cfqd, t));
 
 	if (value == CFQ_AUTO)
 		return sysfs_emit(page, "auto\n");
@@ -1569,9 +1673,8 @@ static ssize_t cfq_tunable_show(struct elevator_queue *e, char *page,
 }
 
 static ssize_t cfq_tunable_store(struct elevator_queue *e, const char *page,
-				 size_t count, const char *name)
+				 size_t count, const struct cfq_tunable *t)
 {
-	const struct cfq_tunable *t = cfq_tunable_named(name);
 	struct cfq_data *cfqd = e->elevator_data;
 	unsigned long flags;
 	unsigned int value;
@@ -1588,61 +1691,69 @@ static ssize_t cfq_tunable_store(struct elevator_queue *e, const char *page,
 	return count;
 }
 
-#define CFQ_ATTR(field)							\
+/* A tunable: its field, minimum, maximum, whether "auto" is accepted. */
+#define CFQ_TUNABLE(field, lo, hi, auto_ok)				\
+static const struct cfq_tunable cfq_tunable_##field = {		\
+	.offset = offsetof(struct cfq_tunables, field),			\
+	.min = lo, .max = hi, .has_auto = auto_ok,			\
+};									\
 static ssize_t cfq_##field##_show(struct elevator_queue *e, char *page)	\
 {									\
-	return cfq_tunable_show(e, page, #field);			\
+	return cfq_tunable_show(e, page, &cfq_tunable_##field);	\
 }									\
 static ssize_t cfq_##field##_store(struct elevator_queue *e,		\
 				   const char *page, size_t count)	\
 {									\
-	return cfq_tunable_store(e, page, count, #field);		\
+	return cfq_tunable_store(e, page, count, &cfq_tunable_##field);	\
 }
-CFQ_ATTR(slice_idle);
-CFQ_ATTR(slice_sync);
-CFQ_ATTR(slice_async);
-CFQ_ATTR(slice_async_rq);
-CFQ_ATTR(quantum);
-CFQ_ATTR(fifo_expire_sync);
-CFQ_ATTR(fifo_expire_async);
-CFQ_ATTR(fifo_drain);
-CFQ_ATTR(back_seek_max);
-CFQ_ATTR(back_seek_penalty);
-CFQ_ATTR(group_idle);
-CFQ_ATTR(target_latency);
-CFQ_ATTR(low_latency);
-CFQ_ATTR(idle_nonrot);
-CFQ_ATTR(seek_distance);
-CFQ_ATTR(seek_min_size);
-CFQ_ATTR(seeky_requests);
-CFQ_ATTR(spindles);
-#undef CFQ_ATTR
 
-#define CFQ_ENTRY(field)							\
+CFQ_TUNABLE(slice_idle, 0, 1000, false);
+CFQ_TUNABLE(slice_sync, 1, 10000, false);
+CFQ_TUNABLE(slice_async, 1, 10000, false);
+CFQ_TUNABLE(slice_async_rq, 1, 1024, false);
+CFQ_TUNABLE(quantum, 1, 1024, false);
+CFQ_TUNABLE(fifo_expire_sync, 1, 60000, false);
+CFQ_TUNABLE(fifo_expire_async, 1, 60000, false);
+CFQ_TUNABLE(fifo_drain, 0, 1, false);
+CFQ_TUNABLE(back_seek_max, 0, 1 << 30, false);
+CFQ_TUNABLE(back_seek_penalty, 1, 1000, false);
+CFQ_TUNABLE(group_idle, 0, 1000, false);
+CFQ_TUNABLE(target_latency, 1, 10000, false);
+CFQ_TUNABLE(prio_aging_expire, 1, 600000, false);
+CFQ_TUNABLE(low_latency, 0, 1, false);
+CFQ_TUNABLE(idle_nonrot, 0, 1, false);
+CFQ_TUNABLE(seek_distance, 0, 1 << 30, true);
+CFQ_TUNABLE(seek_min_size, 0, 1 << 20, true);
+CFQ_TUNABLE(seeky_requests, 0, IOQ_SEEK_HISTORY, false);
+CFQ_TUNABLE(spindles, 1, IOQ_PAR_MAX_UNITS, true);
+#undef CFQ_TUNABLE
+
+#define CFQ_ATTR(field)							\
 	__ATTR(field, 0644, cfq_##field##_show, cfq_##field##_store)
 static struct elv_fs_entry cfq_attrs[] = {
-	CFQ_ENTRY(slice_idle),
-	CFQ_ENTRY(slice_sync),
-	CFQ_ENTRY(slice_async),
-	CFQ_ENTRY(slice_async_rq),
-	CFQ_ENTRY(quantum),
-	CFQ_ENTRY(fifo_expire_sync),
-	CFQ_ENTRY(fifo_expire_async),
-	CFQ_ENTRY(fifo_drain),
-	CFQ_ENTRY(back_seek_max),
-	CFQ_ENTRY(back_seek_penalty),
-	CFQ_ENTRY(group_idle),
-	CFQ_ENTRY(target_latency),
-	CFQ_ENTRY(low_latency),
-	CFQ_ENTRY(idle_nonrot),
-	CFQ_ENTRY(seek_distance),
-	CFQ_ENTRY(seek_min_size),
-	CFQ_ENTRY(seeky_requests),
-	CFQ_ENTRY(spindles),
+	CFQ_ATTR(slice_idle),
+	CFQ_ATTR(slice_sync),
+	CFQ_ATTR(slice_async),
+	CFQ_ATTR(slice_async_rq),
+	CFQ_ATTR(quantum),
+	CFQ_ATTR(fifo_expire_sync),
+	CFQ_ATTR(fifo_expire_async),
+	CFQ_ATTR(fifo_drain),
+	CFQ_ATTR(back_seek_max),
+	CFQ_ATTR(back_seek_penalty),
+	CFQ_ATTR(group_idle),
+	CFQ_ATTR(target_latency),
+	CFQ_ATTR(prio_aging_expire),
+	CFQ_ATTR(low_latency),
+	CFQ_ATTR(idle_nonrot),
+	CFQ_ATTR(seek_distance),
+	CFQ_ATTR(seek_min_size),
+	CFQ_ATTR(seeky_requests),
+	CFQ_ATTR(spindles),
 	__ATTR_NULL
 };
 
-#undef CFQ_ENTRY
+#undef CFQ_ATTR
 
 #ifdef CONFIG_BLK_DEBUG_FS
 static void cfq_show_queue(struct seq_file *m, struct cfq_data *cfqd,
@@ -1750,6 +1861,7 @@ static struct elevator_type mq_cfq = {
 		.init_hctx		= cfq_init_hctx,
 		.exit_hctx		= cfq_exit_hctx,
 		.limit_depth		= cfq_limit_depth,
+		.allow_merge		= cfq_allow_bio_merge,
 		.bio_merge		= cfq_bio_merge,
 		.request_merge		= cfq_request_merge,
 		.request_merged		= cfq_request_merged,
@@ -1798,6 +1910,10 @@ static void __exit cfq_exit(void)
 
 module_init(cfq_init);
 module_exit(cfq_exit);
+
+#ifdef CONFIG_MQ_IOSCHED_CFQ_KUNIT_TEST
+#include "mq-cfq-iosched_kunit.c"
+#endif
 
 MODULE_AUTHOR("iosched team");
 MODULE_LICENSE("GPL");

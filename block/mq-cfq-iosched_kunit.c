@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for mq-cfq's accounting: stamps that arrive out of order
+ * and tunables at the ends of their ranges.  Included at the end of
+ * mq-cfq-iosched.c, so that the tests call the scheduler's own functions
+ * on a cfq_data set up by its own cfq_init_data().
+ */
+#include <kunit/test.h>
+
+#define CFQ_TEST_MS	NSEC_PER_MSEC
+
+/* The idle and grace timer must not run a queue the test made up. */
+static enum hrtimer_restart cfq_test_timer_fn(struct hrtimer *timer)
+{
+	return HRTIMER_NORESTART;
+}
+
+static int cfq_test_init(struct kunit *test)
+{
+	struct request_queue *q = kunit_kzalloc(test, sizeof(*q), GFP_KERNEL);
+	struct cfq_data *cfqd = kunit_kzalloc(test, sizeof(*cfqd), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	KUNIT_ASSERT_NOT_NULL(test, cfqd);
+	/* A disk for the tracepoints, which name it, if they are on. */
+	q->disk = kunit_kzalloc(test, sizeof(*q->disk), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, q->disk);
+	q->limits.features = BLK_FEAT_ROTATIONAL;
+	cfq_init_data(cfqd, q);
+	cfqd->timer.function = cfq_test_timer_fn;
+	test->priv = cfqd;
+	return 0;
+}
+
+static void cfq_test_exit(struct kunit *test)
+{
+	struct cfq_data *cfqd = test->priv;
+
+	if (cfqd)	/* NULL if init failed */
+		hrtimer_cancel(&cfqd->timer);
+}
+
+/* Make @cfqq, which has no requests, the active queue at @now. */
+static struct cfq_queue *cfq_test_activate(struct cfq_data *cfqd,
+					   struct cfq_queue *cfqq, u64 now)
+{
+	cfq_add_busy(cfqd, cfqq);
+	cfq_activate(cfqd, cfqq, now);
+	return cfqq;
+}
+
+/*
+ * An insert whose clock was read before a dispatcher, with a later clock,
+ * started idling: the device waited no time for the queue, so the queue
+ * is charged nothing.  A wrapped difference charged it about 10^11 slices.
+ */
+static void cfq_test_idle_ends_before_it_started(struct kunit *test)
+{
+	struct cfq_data *cfqd = test->priv;
+	struct cfq_queue *cfqq = cfq_test_activate(cfqd, &cfqd->oom_queue,
+						   1 * CFQ_TEST_MS);
+	u64 vtime = cfqq->vtime;
+
+	cfq_start_idling(cfqd, 10 * CFQ_TEST_MS, 8 * CFQ_TEST_MS);
+	cfq_stop_idling(cfqd, 10 * CFQ_TEST_MS - 1);
+	KUNIT_EXPECT_EQ(test, cfqq->vtime, vtime);
+	KUNIT_EXPECT_EQ(test, cfqd->idle_start_ns, 0);
+
+	/* In order, the wait is charged as a share of the slice. */
+	cfq_start_idling(cfqd, 20 * CFQ_TEST_MS, 8 * CFQ_TEST_MS);
+	cfq_stop_idling(cfqd, 25 * CFQ_TEST_MS);
+	KUNIT_EXPECT_EQ(test, cfqq->vtime,
+			vtime + div_u64(CFQ_VTIME_SLICE * 5,
+					cfqd->tun.slice_sync));
+}
+
+/*
+ * The IDLE class waits CFQ_IDLE_GRACE_NS after the last RT or BE request;
+ * a clock read before that request's stamp is inside the grace period.
+ */
+static void cfq_test_idle_class_grace(struct kunit *test)
+{
+	struct cfq_data *cfqd = test->priv;
+
+	cfq_add_busy(cfqd, &cfqd->async_queues[CFQ_IDLE][IOPRIO_BE_NORM]);
+	cfqd->last_nonidle_ns = 500 * CFQ_TEST_MS;
+	KUNIT_EXPECT_EQ(test, cfq_next_class(cfqd, 500 * CFQ_TEST_MS - 1),
+			CFQ_NR_CLASSES);
+	KUNIT_EXPECT_EQ(test, cfq_next_class(cfqd, 500 * CFQ_TEST_MS + 199 * CFQ_TEST_MS),
+			CFQ_NR_CLASSES);
+	KUNIT_EXPECT_EQ(test, cfq_next_class(cfqd, 500 * CFQ_TEST_MS + 200 * CFQ_TEST_MS),
+			CFQ_IDLE);
+}
+
+/* Async depth starts from one after a sync completion, whenever stamped. */
+static void cfq_test_async_ramp(struct kunit *test)
+{
+	struct cfq_data *cfqd = test->priv;
+	u64 ramp = div_u64(cfq_ms(cfqd->tun.slice_async), CFQ_ASYNC_RAMP_PARTS);
+
+	cfqd->last_sync_completion_ns = 100 * CFQ_TEST_MS;
+	KUNIT_EXPECT_EQ(test, cfq_async_depth(cfqd, 100 * CFQ_TEST_MS - 1), 1);
+	KUNIT_EXPECT_EQ(test, cfq_async_depth(cfqd, 100 * CFQ_TEST_MS + ramp / 2),
+			cfqd->tun.quantum / 2);
+	KUNIT_EXPECT_EQ(test, cfq_async_depth(cfqd, 100 * CFQ_TEST_MS + ramp),
+			cfqd->tun.quantum);
+}
+
+/*
+ * The largest slice_async and target_latency sysfs accepts: slice times
+ * target is about 1.8 * 10^20 ns^2, past u64.  A round of twice the slice halves
+ * it.
+ */
+static void cfq_test_latency_slice_extremes(struct kunit *test)
+{
+	struct cfq_data *cfqd = test->priv;
+	struct cfq_queue *cfqq = &cfqd->async_queues[CFQ_BE][0];
+	u64 slice;
+
+	cfqd->tun.slice_async = 10000;
+	cfqd->tun.target_latency = 10000;
+	slice = cfq_slice_ns(cfqd, cfqq);
+	cfqd->trees[CFQ_BE].busy_slice_ns = slice;
+	KUNIT_EXPECT_EQ(test, cfq_latency_slice_ns(cfqd, cfqq), 5000 * CFQ_TEST_MS);
+
+	/* Alone, the queue's round is its slice, cut to target_latency. */
+	cfqd->trees[CFQ_BE].busy_slice_ns = 0;
+	KUNIT_EXPECT_EQ(test, cfq_latency_slice_ns(cfqd, cfqq), 10000 * CFQ_TEST_MS);
+}
+
+/* A charge of a day's service at the shortest slice still adds up. */
+static void cfq_test_charge_extremes(struct kunit *test)
+{
+	struct cfq_data *cfqd = test->priv;
+	struct cfq_queue *cfqq = &cfqd->oom_queue;
+	u64 day = 24ULL * 3600 * NSEC_PER_SEC;
+
+	cfqd->tun.slice_sync = 1;
+	cfqq->vtime = 0;
+	cfq_charge(cfqd, cfqq, day);
+	KUNIT_EXPECT_EQ(test, cfqq->vtime,
+			CFQ_VTIME_SLICE * 24 * 3600 * MSEC_PER_SEC);
+}
+
+/* A 4 KiB sync read at @pos of @q, as blk-mq hands it to insert. */
+static struct request *cfq_test_read(struct kunit *test,
+				     struct request_queue *q, sector_t pos)
+{
+	struct request *rq = kunit_kzalloc(test, sizeof(*rq), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, rq);
+	rq->q = q;
+	/* Not mergeable: the test has no elevator_queue for its hash. */
+	rq->cmd_flags = REQ_OP_READ | REQ_SYNC | REQ_NOMERGE;
+	rq->__sector = pos;
+	rq->__data_len = SZ_4K;
+	RB_CLEAR_NODE(&rq->rb_node);
+	INIT_HLIST_NODE(&rq->hash);
+	INIT_LIST_HEAD(&rq->queuelist);
+	return rq;
+}
+
+/*
+ * A requeue is the exact undo of a dispatch: nothing in flight, no
+ * service charged, no slice started, no completion for the estimator.
+ * When the request goes out again from the head, it is in flight again.
+ */
+static void cfq_test_requeue_undoes_dispatch(struct kunit *test)
+{
+	struct cfq_data *cfqd = test->priv;
+	struct request *rq = cfq_test_read(test, cfqd->queue, 2048);
+	struct cfq_queue *cfqq;
+	u64 vtime;
+
+	cfq_insert_request(cfqd, rq, 0, 1 * CFQ_TEST_MS);
+	KUNIT_ASSERT_PTR_EQ(test, cfq_dispatch_queued(cfqd, 2 * CFQ_TEST_MS), rq);
+	cfqq = cfqd->active;
+	KUNIT_ASSERT_PTR_EQ(test, cfqq, rq_cfqq(rq));
+	vtime = cfqq->vtime;
+
+	cfq_undispatch(cfqd, rq, 5 * CFQ_TEST_MS);
+	KUNIT_EXPECT_EQ(test, cfqd->in_flight, 0);
+	KUNIT_EXPECT_EQ(test, cfqq->in_flight, 0);
+	KUNIT_EXPECT_EQ(test, cfqq->slice_dispatched, 0);
+	KUNIT_EXPECT_EQ(test, cfqd->units[0].in_flight, 0);
+	KUNIT_EXPECT_EQ(test, cfqd->par.in_flight, 0);
+	KUNIT_EXPECT_EQ(test, cfqd->par.window_completions, 0);
+	KUNIT_EXPECT_EQ(test, cfqq->vtime, vtime);
+	KUNIT_EXPECT_EQ(test, cfqq->slice_end_ns, U64_MAX);
+	KUNIT_EXPECT_EQ(test, cfqd->last_completion_ns, 0);
+
+	cfq_insert_request(cfqd, rq, BLK_MQ_INSERT_AT_HEAD, 6 * CFQ_TEST_MS);
+	cfq_dispatch_head(cfqd, rq, 7 * CFQ_TEST_MS);
+	KUNIT_EXPECT_EQ(test, cfqd->in_flight, 1);
+	KUNIT_EXPECT_EQ(test, cfqq->in_flight, 1);
+	KUNIT_EXPECT_EQ(test, cfqd->par.in_flight, 1);
+}
+
+/*
+ * A bio joins only a request of the queue it would join itself: not a
+ * request another process queued, and not queued async writeback if the
+ * bio is sync.
+ */
+static void cfq_test_merges_stay_in_queue(struct kunit *test)
+{
+	struct cfq_data *cfqd = test->priv;
+	struct request_queue *q = cfqd->queue;
+	struct elevator_queue *eq = kunit_kzalloc(test, sizeof(*eq), GFP_KERNEL);
+	struct cfq_queue *other = kunit_kzalloc(test, sizeof(*other),
+						GFP_KERNEL);
+	struct request *rq = cfq_test_read(test, q, 2048);
+	struct bio bio;
+
+	KUNIT_ASSERT_NOT_NULL(test, eq);
+	KUNIT_ASSERT_NOT_NULL(test, other);
+	eq->elevator_data = cfqd;
+	q->elevator = eq;
+	cfq_init_queue(cfqd, other, true, CFQ_BE, IOPRIO_BE_NORM);
+	rq->elv.priv[0] = &cfqd->oom_queue;
+	bio_init(&bio, NULL, NULL, 0, REQ_OP_READ | REQ_SYNC);
+	bio.bi_iter.bi_sector = 2048 + 8;
+
+	spin_lock_irq(&cfqd->lock);
+	cfqd->merge_queue = &cfqd->oom_queue;
+	KUNIT_EXPECT_TRUE(test, cfq_allow_bio_merge(q, rq, &bio));
+	cfqd->merge_queue = other;
+	KUNIT_EXPECT_FALSE(test, cfq_allow_bio_merge(q, rq, &bio));
+
+	/* An async request takes async bios of its ioprio only. */
+	rq->elv.priv[0] = &cfqd->async_queues[CFQ_BE][IOPRIO_BE_NORM];
+	KUNIT_EXPECT_FALSE(test, cfq_allow_bio_merge(q, rq, &bio));
+	bio.bi_opf = REQ_OP_WRITE;
+	KUNIT_EXPECT_TRUE(test, cfq_allow_bio_merge(q, rq, &bio));
+	rq->elv.priv[0] = &cfqd->async_queues[CFQ_BE][0];
+	KUNIT_EXPECT_FALSE(test, cfq_allow_bio_merge(q, rq, &bio));
+	cfqd->merge_queue = NULL;
+	spin_unlock_irq(&cfqd->lock);
+	q->elevator = NULL;
+}
+
+/*
+ * RT first, but a BE request that waited prio_aging_expire goes next, for
+ * its aged requests only: a turn out of order, with no slice to idle in
+ * while RT waits.
+ */
+static void cfq_test_be_ages_past_rt(struct kunit *test)
+{
+	struct cfq_data *cfqd = test->priv;
+	struct request *rq = cfq_test_read(test, cfqd->queue, 2048);
+	struct cfq_queue *rt = &cfqd->async_queues[CFQ_RT][IOPRIO_BE_NORM];
+	u64 aged = 1 * CFQ_TEST_MS + cfq_ms(cfqd->tun.prio_aging_expire);
+
+	rq->start_time_ns = 1 * CFQ_TEST_MS;
+	cfq_insert_request(cfqd, rq, 0, 1 * CFQ_TEST_MS);
+	cfq_add_busy(cfqd, rt);
+	KUNIT_EXPECT_PTR_EQ(test, cfq_next_queue(cfqd, aged - 1), rt);
+	KUNIT_EXPECT_PTR_EQ(test, cfq_next_queue(cfqd, aged), rq_cfqq(rq));
+	cfq_activate(cfqd, rq_cfqq(rq), aged);
+	KUNIT_EXPECT_TRUE(test, rq_cfqq(rq)->deadline_turn);
+}
+
+/*
+ * No idling for the active queue's next request while every scheduler
+ * tag is taken: the process may be asleep waiting for one.
+ */
+static void cfq_test_no_idling_without_tags(struct kunit *test)
+{
+	struct cfq_data *cfqd = test->priv;
+	struct request *rq = cfq_test_read(test, cfqd->queue, 2048);
+	struct request *other = cfq_test_read(test, cfqd->queue, 1 << 20);
+	struct cfq_queue *cfqq;
+
+	cfqd->queue->nr_requests = 2;
+	cfq_insert_request(cfqd, rq, 0, 1 * CFQ_TEST_MS);
+	KUNIT_ASSERT_PTR_EQ(test, cfq_dispatch_queued(cfqd, 2 * CFQ_TEST_MS), rq);
+	cfqq = cfqd->active;
+	/* One tag free: the active queue is worth waiting for. */
+	KUNIT_EXPECT_TRUE(test, cfq_wait_for_active(cfqd, 3 * CFQ_TEST_MS));
+
+	/* The other tag goes to a request of another queue. */
+	other->elv.priv[0] = &cfqd->async_queues[CFQ_BE][IOPRIO_BE_NORM];
+	cfq_insert_request(cfqd, other, 0, 4 * CFQ_TEST_MS);
+	KUNIT_EXPECT_FALSE(test, cfq_wait_for_active(cfqd, 5 * CFQ_TEST_MS));
+	KUNIT_EXPECT_PTR_EQ(test, cfqd->active, cfqq);
+}
+
+static struct kunit_case cfq_test_cases[] = {
+	KUNIT_CASE(cfq_test_idle_ends_before_it_started),
+	KUNIT_CASE(cfq_test_idle_class_grace),
+	KUNIT_CASE(cfq_test_async_ramp),
+	KUNIT_CASE(cfq_test_latency_slice_extremes),
+	KUNIT_CASE(cfq_test_charge_extremes),
+	KUNIT_CASE(cfq_test_requeue_undoes_dispatch),
+	KUNIT_CASE(cfq_test_merges_stay_in_queue),
+	KUNIT_CASE(cfq_test_be_ages_past_rt),
+	KUNIT_CASE(cfq_test_no_idling_without_tags),
+	{}
+};
+
+static struct kunit_suite cfq_test_suite = {
+	.name = "mq-cfq",
+	.init = cfq_test_init,
+	.exit = cfq_test_exit,
+	.test_cases = cfq_test_cases,
+};
+
+kunit_test_suite(cfq_test_suite);
+
+#undef CFQ_TEST_MS
