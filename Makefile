@@ -9,9 +9,11 @@
 #   STORM_SECONDS  fio verify under scheduler switching (default 30)
 #   SOAK_SECONDS   soak per scheduler (make test 10, make soak 600)
 #   DEBUG_DISKS    make test: disk kinds of the debug pass (default scsi)
+#   TESTS          make selftest: the iosched kselftests to run (DISK: kind)
+#   KERNEL_IMAGE   boot this bzImage instead of the one built
 #   QUICK=1 PROFILE CELLS SCHEDULERS REPS THREADS SECS   for make bench
 
-.PHONY: all run test soak bench shell check export build initramfs deps clean help
+.PHONY: all run test kunit selftest soak bench shell check export build initramfs deps clean help
 
 all: run
 
@@ -20,6 +22,12 @@ run:
 
 test:
 	@scripts/test.sh
+
+kunit:
+	@scripts/kunit.sh
+
+selftest:
+	@scripts/selftest.sh
 
 soak:
 	@scripts/soak.sh
@@ -32,6 +40,7 @@ shell:
 
 check:
 	@scripts/check.sh
+	@scripts/distro-config.sh
 	@scripts/export.sh
 	@scripts/bisect.sh
 
@@ -53,4 +62,4 @@ clean:
 
 help:
 	@sed -n 's/^#   /  /p' Makefile
-	@echo "targets: run test soak bench shell check export build initramfs deps clean"
+	@echo "targets: run test kunit selftest soak bench shell check export build initramfs deps clean"

@@ -181,6 +181,13 @@ disk_specs_param()
 	echo "$out"
 }
 
+# The kernel the guests boot: KERNEL_IMAGE if set (another build, to
+# compare), else the one built in $(obj_dir).
+kernel_image()
+{
+	echo "${KERNEL_IMAGE:-$(obj_dir)/arch/x86/boot/bzImage}"
+}
+
 # Boot once under KVM with a short timeout; succeed if the guest finishes.
 kvm_works()
 {
@@ -189,7 +196,7 @@ kvm_works()
 	mkdir -p "$LOGS"
 	timeout 30 qemu-system-x86_64 -machine pc -accel kvm -cpu host -smp 1 \
 		-m 256 -nodefaults -no-reboot -display none \
-		-kernel "$(obj_dir)/arch/x86/boot/bzImage" -initrd "$INITRAMFS" \
+		-kernel "$(kernel_image)" -initrd "$INITRAMFS" \
 		-append "console=ttyS0 panic=-1 kunit.enable=0 iosched.mode=kunit" \
 		-serial "file:$log" >/dev/null 2>&1 || true
 	grep -q 'iosched-guest: done' "$log"
@@ -264,7 +271,7 @@ run_qemu()
 	# shellcheck disable=SC2046
 	"${QEMU_PREFIX[@]}" qemu-system-x86_64 -machine pc $(accel_args) \
 		-smp 2 -m "$MEM" -nodefaults -no-reboot -display none \
-		-kernel "$(obj_dir)/arch/x86/boot/bzImage" -initrd "$INITRAMFS" \
+		-kernel "$(kernel_image)" -initrd "$INITRAMFS" \
 		-append "console=ttyS0 panic=-1 iosched.mode=$mode iosched.disks=$(disk_specs_param "$@") iosched.expect=$(built_schedulers) $(debug_append) $extra" \
 		-serial "$serial0" -serial "$serial1" "${disks[@]}" "${QEMU_EXTRA[@]}"
 }

@@ -37,6 +37,14 @@ guest_verdict()
 	fi
 }
 
+# Every KUnit suite of the kernel of $(obj_dir), in one boot.
+kunit_stage()
+{
+	next_step "KUnit suites ($(accel))"
+	guest_verdict kunit kunit 600 ""
+	count_tap KUnit "$LOGS/kunit.console"
+}
+
 # Die unless each variable named is a positive whole number of seconds.
 check_seconds()
 {

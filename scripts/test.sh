@@ -30,8 +30,8 @@ DEBUG_SECONDS=${DEBUG_SECONDS:-10}
 check_seconds VERIFY_SECONDS STORM_SECONDS SOAK_SECONDS DEBUG_SECONDS
 # Tests that bring their own (null_blk) devices, and the soak, run once
 # (on the first disk kind), not per disk kind.
-MACHINE_TESTS=nullb_faults.sh,soak.sh
-steps=$((6 + ${#kinds[@]}))
+MACHINE_TESTS=nullb_faults.sh,soak.sh,mq_cfq_depth.sh
+steps=$((7 + ${#kinds[@]}))
 [ ${#debug_kinds[@]} = 0 ] || steps=$((steps + 1 + ${#debug_kinds[@]}))
 
 # Python unittest's verbose log as TAP: one line per test.
@@ -51,6 +51,10 @@ next_step "checkpatch --strict on the series and the files it adds"
 "$TOP/scripts/check.sh" >"$LOGS/checkpatch.tap" || true
 count_tap checkpatch "$LOGS/checkpatch.tap"
 
+next_step "guest kernel configuration against Debian's (configs/distro-check)"
+"$TOP/scripts/distro-config.sh" >"$LOGS/distro-config.tap" 2>"$LOGS/distro-config.log" || true
+count_tap "distro config" "$LOGS/distro-config.tap"
+
 next_step "exported series: applies to a pristine tree, each patch builds, W=1 clean"
 if "$TOP/scripts/export.sh" >"$LOGS/export.log" 2>&1; then
 	printf 'ok 1 make export applies with quilt push -a\n1..1\n' >"$LOGS/export.tap"
@@ -63,21 +67,18 @@ fi
 count_tap "export" "$LOGS/export.tap"
 count_tap "per-patch builds" "$LOGS/bisect.tap"
 
-next_step "host unit tests: disk model (cmocka), bench report (unittest)"
+next_step "host unit tests: disk model (cmocka), bench report and host scripts (unittest)"
 build_disk_model
 CMOCKA_MESSAGE_OUTPUT=TAP "$BUILD/diskmodel/test_model" >"$LOGS/diskmodel.tap" 2>&1 || true
 count_tap "disk model" "$LOGS/diskmodel.tap"
 python3 -m unittest discover -s "$TOP/bench/report" -v >"$LOGS/report-unittest.log" 2>&1 || true
 unittest_to_tap "$LOGS/report-unittest.log" >"$LOGS/report-unittest.tap"
 count_tap "bench report" "$LOGS/report-unittest.tap"
+python3 -m unittest discover -s "$TOP/scripts/tests" -v >"$LOGS/scripts-unittest.log" 2>&1 || true
+unittest_to_tap "$LOGS/scripts-unittest.log" >"$LOGS/scripts-unittest.tap"
+count_tap "host scripts" "$LOGS/scripts-unittest.tap"
 
 # The guest stages run on the kernel of $(obj_dir).
-kunit_stage()
-{
-	next_step "KUnit suites ($(accel))"
-	guest_verdict kunit kunit 600 ""
-	count_tap KUnit "$LOGS/kunit.console"
-}
 
 # kind_stages TAG KIND...: the kselftests, one boot per disk kind; logs
 # and labels start with TAG ("" or "debug-"). Every disk reports the

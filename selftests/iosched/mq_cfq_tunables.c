@@ -40,6 +40,7 @@ static const struct tunable tunables[] = {
 	{ "back_seek_penalty", 1, 1000,    false, 2 },
 	{ "group_idle",        0, 1000,    false, 8 },
 	{ "target_latency",    1, 10000,   false, 300 },
+	{ "prio_aging_expire", 1, 600000,  false, 10000 },
 	{ "low_latency",       0, 1,       false, 1 },
 	{ "idle_nonrot",       0, 1,       false, 0 },
 	{ "seek_distance",     0, 1 << 30, true,  AUTO },
