@@ -4,7 +4,14 @@
 # four-space indents, lines may carry a printk timestamp). A result with
 # sub-results is not counted itself, unless it failed while none of its
 # sub-results did (a crash or timeout after its last sub-test).
-# Prints "pass fail skip", and each failed leaf on stderr.
+#
+# Plans are checked, so that a stream that stops early cannot pass: each
+# document (from a "TAP version" line at the top level, or the whole
+# input) must have a plan "1..N" matching its results, before or after
+# them. A nested block's plan must match when it has one; KUnit prints
+# none for parameterised tests, whose parent result vouches for them.
+# A violated plan, and a "Bail out!", count as one failure each.
+# Prints "pass fail skip", and each failure on stderr.
 
 function depth_of(line,    d)
 {
@@ -19,32 +26,94 @@ function depth_of(line,    d)
 	return d
 }
 
+function fail_with(what)
+{
+	fail++
+	print "  FAIL " what > "/dev/stderr"
+}
+
+# "" when the block at depth d kept its plan, else what went wrong;
+# a missing plan is wrong only at the top level.
+function plan_error(d)
+{
+	if (!(d in plan))
+		return d == 0 ? "no plan" : ""
+	if (plan[d] != kids[d])
+		return "planned " plan[d] ", ran " kids[d]
+	return ""
+}
+
+# Forget the block at depth d.
+function reset_block(d)
+{
+	kids[d] = 0
+	failed_kids[d] = 0
+	delete plan[d]
+}
+
+function end_document(    why)
+{
+	why = plan_error(0)
+	if (why != "")
+		fail_with("top level: " why)
+	reset_block(0)
+	documents = 0
+}
+
 {
 	sub(/\r$/, "")
 	sub(/^\[ *[0-9]+\.[0-9]+\] /, "")
 	d = depth_of($0)
-	if (stripped !~ /^(not )?ok [0-9]+/)
-		next
+}
+
+stripped ~ /^(K?TAP version|1\.\.[0-9]+|Bail out!|(not )?ok [0-9]+)/ && d == 0 {
+	documents = 1
+}
+
+stripped ~ /^K?TAP version/ {
+	if (d == 0 && (kids[0] > 0 || 0 in plan))
+		end_document()
+	next
+}
+
+stripped ~ /^1\.\.[0-9]+/ {
+	plan[d] = substr(stripped, 4) + 0
+	next
+}
+
+stripped ~ /^Bail out!/ {
+	fail_with(stripped)
+	next
+}
+
+stripped !~ /^(not )?ok [0-9]+/ {
+	next
+}
+
+{
 	failed = stripped ~ /^not ok/
 	skipped = stripped ~ /# *(SKIP|skip)/
-	if (kids[d + 1] > 0) {
-		if (failed && !failed_kids[d + 1]) {
-			fail++
-			print "  FAIL " stripped > "/dev/stderr"
-		}
+	if (kids[d + 1] > 0 || (d + 1) in plan) {
+		why = plan_error(d + 1)
+		if (failed && !failed_kids[d + 1])
+			fail_with(stripped)
+		else if (why != "" && !failed)
+			fail_with(stripped ": " why)
 	} else if (skipped && !failed) {
 		skip++
 	} else if (failed) {
-		fail++
-		print "  FAIL " stripped > "/dev/stderr"
+		fail_with(stripped)
 	} else {
 		pass++
 	}
-	kids[d + 1] = 0
-	failed_kids[d + 1] = 0
+	reset_block(d + 1)
 	kids[d]++
 	if (failed)
 		failed_kids[d]++
 }
 
-END { printf "%d %d %d\n", pass, fail, skip }
+END {
+	if (documents)
+		end_document()
+	printf "%d %d %d\n", pass, fail, skip
+}

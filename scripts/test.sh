@@ -34,13 +34,14 @@ MACHINE_TESTS=nullb_faults.sh,soak.sh,mq_cfq_depth.sh
 steps=$((7 + ${#kinds[@]}))
 [ ${#debug_kinds[@]} = 0 ] || steps=$((steps + 1 + ${#debug_kinds[@]}))
 
-# Python unittest's verbose log as TAP: one line per test.
+# Python unittest's verbose log as TAP: one line per test, and the plan
+# from its closing "Ran N tests" (none if it died before: a failure).
 unittest_to_tap()
 {
 	awk '/ \.\.\. ok$/ { print "ok " ++n " " $1; next }
 	     / \.\.\. (FAIL|ERROR)$/ { print "not ok " ++n " " $1; next }
 	     / \.\.\. skipped/ { print "ok " ++n " " $1 " # SKIP"; next }
-	     END { print "1.." n }' "$1"
+	     /^Ran [0-9]+ tests? in / { print "1.." $2 }' "$1"
 }
 
 # A clean clone's build/ ends at about 12 GiB.

@@ -1,0 +1,105 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Self-test of scripts/tap-count.awk, the counter behind every
+"N passed, N failed": a stream that stops early, has no plan or
+contradicts its plan must count as a failure."""
+import os
+import subprocess
+import unittest
+
+COUNTER = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
+                       'tap-count.awk')
+
+
+def count(stream):
+    """(passed, failed, skipped) and the counter's stderr for @stream."""
+    done = subprocess.run(['awk', '-f', COUNTER], input=stream, text=True,
+                          capture_output=True, check=True)
+    return tuple(map(int, done.stdout.split())), done.stderr
+
+
+KSELFTEST = '''TAP version 13
+1..2
+# timeout set to 45
+# selftests: iosched: one
+# TAP version 13
+# 1..2
+# ok 1 first
+# ok 2 second
+# # Totals: pass:2 fail:0 xfail:0 xpass:0 skip:0 error:0
+ok 1 selftests: iosched: one
+# selftests: iosched: two
+# TAP version 13
+# 1..1
+# ok 1 only # SKIP no such device
+ok 2 selftests: iosched: two
+'''
+
+KUNIT = '''[    1.000000] KTAP version 1
+[    1.000001] 1..1
+[    1.000002]     KTAP version 1
+[    1.000003]     # Subtest: suite
+[    1.000004]     1..2
+[    1.000005]     ok 1 plain
+[    1.000006]         KTAP version 1
+[    1.000007]         # Subtest: params
+[    1.000008]         ok 1 params-0
+[    1.000009]         ok 2 params-1
+[    1.000010]     # params: pass:2 fail:0 skip:0 total:2
+[    1.000011]     ok 2 params
+[    1.000012] # Totals: pass:3 fail:0 skip:0 total:3
+[    1.000013] ok 1 suite
+'''
+
+
+class TapCountTest(unittest.TestCase):
+    def test_complete_kselftest_stream(self):
+        self.assertEqual(count(KSELFTEST)[0], (2, 0, 1))
+
+    def test_kunit_log_with_unplanned_parameters(self):
+        self.assertEqual(count(KUNIT)[0], (3, 0, 0))
+
+    def test_plan_at_the_end(self):
+        self.assertEqual(count('ok 1 a\nok 2 b\n1..2\n')[0], (2, 0, 0))
+
+    def test_stream_cut_before_its_planned_end_fails(self):
+        counts, err = count('TAP version 13\n1..3\nok 1 a\nok 2 b\n')
+        self.assertEqual(counts, (2, 1, 0))
+        self.assertIn('planned 3, ran 2', err)
+
+    def test_stream_without_a_plan_fails(self):
+        counts, err = count('ok 1 a\nok 2 b\n')
+        self.assertEqual(counts, (2, 1, 0))
+        self.assertIn('no plan', err)
+
+    def test_more_results_than_planned_fails(self):
+        counts, _ = count('1..1\nok 1 a\nok 2 b\n')
+        self.assertEqual(counts, (2, 1, 0))
+
+    def test_subtest_cut_short_under_a_passing_parent_fails(self):
+        stream = KSELFTEST.replace('# ok 2 second\n', '')
+        counts, err = count(stream)
+        self.assertEqual(counts, (1, 1, 1))
+        self.assertIn('planned 2, ran 1', err)
+
+    def test_crashed_test_is_one_failure(self):
+        stream = ('1..1\n# 1..3\n# ok 1 a\n'
+                  'not ok 1 selftests: iosched: crashed # exit=139\n')
+        self.assertEqual(count(stream)[0], (1, 1, 0))
+
+    def test_empty_plan_is_complete(self):
+        self.assertEqual(count('TAP version 13\n1..0\n')[0], (0, 0, 0))
+
+    def test_each_document_keeps_its_own_plan(self):
+        two = 'TAP version 13\n1..1\nok 1 a\nTAP version 13\n1..2\nok 1 b\n'
+        counts, err = count(two)
+        self.assertEqual(counts, (2, 1, 0))
+        self.assertIn('planned 2, ran 1', err)
+
+    def test_bail_out_fails(self):
+        counts, err = count('1..2\nok 1 a\nBail out! disk gone\n')
+        self.assertEqual(counts[1], 2)
+        self.assertIn('Bail out!', err)
+
+
+if __name__ == '__main__':
+    unittest.main()
