@@ -9,7 +9,8 @@
 #   PROFILE=hdd      only these profiles (space or comma separated)
 #   CELLS="a b"      only these cells
 #   SCHEDULERS="x"   only these scheduler labels
-#   REPS=3           repetitions (scheduler order rotates between them)
+#   REPS=5           repetitions (scheduler order rotates between them);
+#                    default 5 for the cells of a target, 3 for the rest
 #   THREADS="1,4"    override the cells' thread counts
 #   SECS=5           override the cells' runtimes
 . "$(dirname "$0")/lib.sh"
@@ -17,7 +18,7 @@
 
 CELLS_CONF=$TOP/bench/cells.conf
 QUICK=${QUICK:-0}
-REPS=${REPS:-$([ "$QUICK" = 1 ] && echo 1 || echo 3)}
+[ "$QUICK" = 1 ] && REPS=${REPS:-1}
 DISK_SIZE=16G
 
 words() { echo "$*" | tr ',' ' '; }
@@ -55,7 +56,7 @@ check_names()
 validate()
 {
 	local n
-	for n in "$REPS" ${SECS:-1} $(words "${THREADS:-1}"); do
+	for n in "${REPS:-1}" ${SECS:-1} $(words "${THREADS:-1}"); do
 		case "$n" in
 		'' | *[!0-9]* | 0) die "REPS, SECS and THREADS take positive whole numbers, not '$n'" ;;
 		esac
@@ -113,10 +114,25 @@ rotated_schedulers()
 	done
 }
 
+# Repetitions of cell $1 on profile $2: REPS, else 5 where a target
+# judges the cell (a verdict needs a tight interval), else 3.
+cell_reps()
+{
+	if [ -n "${REPS:-}" ]; then
+		echo "$REPS"
+	elif grep -qx "$1 $2" <<<"$TARGET_CELLS"; then
+		echo 5
+	else
+		echo 3
+	fi
+}
+
 # Write one plan file per boot group: $RUN/plan/<profile>_<disk>_<mem>.
 write_plans()
 {
 	local cell job profile profiles disk mem threads bs secs t rep s
+	TARGET_CELLS=$(python3 "$TOP/bench/report/report.py" --target-cells) ||
+		die "bench/report/report.py --target-cells failed"
 	mkdir -p "$RUN/plan"
 	for cell in $(cells); do
 		selected "$cell" "${CELLS:-}" || continue
@@ -137,7 +153,7 @@ write_plans()
 		[ "$QUICK" = 1 ] && [ -z "${PROFILE:-}" ] && profiles=${profiles%% *}
 		for profile in $profiles; do
 			selected "$profile" "${PROFILE:-}" || continue
-			for rep in $(seq "$REPS"); do
+			for rep in $(seq "$(cell_reps "$cell" "$profile")"); do
 				for t in $(words "$threads"); do
 					for s in $(rotated_schedulers "$rep"); do
 						echo "$cell $job $t $bs $secs $s $rep"

@@ -14,6 +14,7 @@ PNGs.
 """
 
 import argparse
+import functools
 import json
 import math
 import os
@@ -365,9 +366,9 @@ BEST_STOCK = "best stock"
 LIMIT = "limit"
 MET, MISSED, NOT_APPLICABLE = "met", "missed", "n/a"
 WITHIN_NOISE = "within noise"
-# A verdict needs the measured figure this many standard errors from the
-# required one (about 95 % confidence); nearer, it is within noise.
-NOISE_STANDARD_ERRORS = 2
+# A verdict needs the required figure outside the measured one's interval
+# at this confidence; inside it, the run cannot tell: within noise.
+CONFIDENCE = 0.95
 
 # The issue's targets for the candidate scheduler, judged on the means of
 # one run.  A row: target, cell, profile, the thread counts it must hold
@@ -452,20 +453,63 @@ def reference(stats, metric, against):
     return name, stats[name]["mean"]
 
 
-def relative_error_pct(*stats):
-    """The standard error, in percent, of a mean (or of a ratio of means)
-    over repetitions; None when a single run leaves it unknown."""
+def t_density(x, df):
+    """Student's t probability density with @df degrees of freedom."""
+    log_norm = (math.lgamma((df + 1) / 2) - math.lgamma(df / 2) -
+                0.5 * math.log(df * math.pi))
+    return math.exp(log_norm - (df + 1) / 2 * math.log1p(x * x / df))
+
+
+def t_cdf(x, df, steps=2000):
+    """P(T <= x), by Simpson's rule from the symmetric centre."""
+    width = abs(x) / steps
+    area = t_density(0, df) + t_density(abs(x), df)
+    for k in range(1, steps):
+        area += (4 if k % 2 else 2) * t_density(k * width, df)
+    half = area * width / 3
+    return 0.5 + half if x >= 0 else 0.5 - half
+
+
+@functools.lru_cache(maxsize=None)
+def t_quantile(p, df):
+    """The x with P(T <= x) = p (p above one half), by bisection."""
+    low, high = 0.0, 1.0
+    while t_cdf(high, df) < p:
+        low, high = high, high * 2
+    while high - low > 1e-6:
+        mid = (low + high) / 2
+        low, high = (mid, high) if t_cdf(mid, df) < p else (low, mid)
+    return (low + high) / 2
+
+
+def welch_df(stats):
+    """Welch-Satterthwaite degrees of freedom of a sum of the relative
+    variances of the means of @stats (one: n - 1)."""
+    parts = [(stat["cv_pct"] / 100) ** 2 / stat["n"] for stat in stats]
+    spread = sum(part ** 2 / (stat["n"] - 1)
+                 for part, stat in zip(parts, stats))
+    return sum(parts) ** 2 / spread if spread else math.inf
+
+
+def interval(value, *stats):
+    """The CONFIDENCE interval of @value, the mean of stats[0] (or the
+    ratio of the means of stats[0] and stats[1]): on a log scale, with the
+    delta method's relative standard error and Student's t at Welch's
+    degrees of freedom. None when a single run leaves it unknown."""
     if any(stat["cv_pct"] is None for stat in stats):
         return None
-    return math.sqrt(sum(stat["cv_pct"] ** 2 / stat["n"] for stat in stats))
+    relative_se = math.sqrt(sum((stat["cv_pct"] / 100) ** 2 / stat["n"]
+                                for stat in stats))
+    if relative_se == 0:
+        return (value, value)
+    half_width = t_quantile((1 + CONFIDENCE) / 2, welch_df(stats)) * relative_se
+    return (value * math.exp(-half_width), value * math.exp(half_width))
 
 
-def verdict(measured, required, lower_better, error_pct=None):
-    """Met or missed; within noise when the figure is nearer the
-    requirement than the run's repetitions can tell apart."""
-    margin_pct = abs(measured / required - 1) * 100 if required else None
-    if (error_pct is not None and margin_pct is not None and
-            margin_pct < NOISE_STANDARD_ERRORS * error_pct):
+def verdict(measured, required, lower_better, bounds=None):
+    """Met or missed; within noise when the requirement lies inside the
+    measured figure's interval @bounds."""
+    if bounds is not None and bounds[0] <= required <= bounds[1]:
         return WITHIN_NOISE
     within = measured <= required if lower_better else measured >= required
     return MET if within else MISSED
@@ -479,14 +523,15 @@ def measure(info, candidate, metric, factor, against, threads):
     value = stats[candidate]["mean"]
     lower_better = is_lower_better(metric)
     if against == LIMIT:
-        error = relative_error_pct(stats[candidate])
-        return {"value": value, "error_pct": error,
-                "verdict": verdict(value, factor, lower_better, error)}
+        bounds = interval(value, stats[candidate])
+        return {"value": value, "interval": bounds,
+                "verdict": verdict(value, factor, lower_better, bounds)}
     name, base = reference(stats, metric, against)
-    error = relative_error_pct(stats[candidate], stats[name])
-    return {"value": value, "reference": name, "ratio": value / base,
-            "error_pct": error,
-            "verdict": verdict(value / base, factor, lower_better, error)}
+    ratio = value / base
+    bounds = interval(ratio, stats[candidate], stats[name])
+    return {"value": value, "reference": name, "ratio": ratio,
+            "interval": bounds,
+            "verdict": verdict(ratio, factor, lower_better, bounds)}
 
 
 def judge(info, candidate, metric, factor, against, threads):
@@ -555,6 +600,13 @@ def evaluate_targets(cells):
     return results
 
 
+def target_cells():
+    """"cell profile" of every target, once each, in the targets' order."""
+    pairs = [f"{name} {profile}" for _, _, targets in TARGET_SETS
+             for _, name, profile, _, _ in targets]
+    return list(dict.fromkeys(pairs))
+
+
 def format_check(check):
     """'reader_kbps at 4 threads 1.25x bfq (>= 1.1x bfq): met'."""
     metric = check["metric"]
@@ -568,12 +620,17 @@ def format_check(check):
         required = f"{op} {check['factor']:g}x {check['against']}"
     if check["verdict"] == NOT_APPLICABLE:
         return f"{metric}{at} {required}: n/a: {check['reason']}"
+    bounds = check["interval"]
     if check["against"] == LIMIT:
         measured = f"{format_value(check['value'])} {unit}"
+        if bounds is not None:
+            measured += (f" ({CONFIDENCE:.0%} CI {format_value(bounds[0])}-"
+                         f"{format_value(bounds[1])})")
     else:
         measured = f"{check['ratio']:.2f}x {check['reference']}"
-    if check["error_pct"] is not None:
-        measured += f" (s.e. {check['error_pct']:.0f}%)"
+        if bounds is not None:
+            measured += (f" ({CONFIDENCE:.0%} CI {bounds[0]:.2f}-"
+                         f"{bounds[1]:.2f}x)")
     return f"{metric}{at} {measured} ({required}): {check['verdict']}"
 
 
@@ -881,11 +938,19 @@ def make_report(run_dir, baseline=DEFAULT_BASELINE):
 def parse_args(argv):
     parser = argparse.ArgumentParser(
         prog=PROG, description="Tabulate and plot a benchmark run.")
-    parser.add_argument("run_dir", help="build/bench/<run> (holds results.jsonl)")
+    parser.add_argument("run_dir", nargs="?",
+                        help="build/bench/<run> (holds results.jsonl)")
     parser.add_argument("--baseline", default=DEFAULT_BASELINE, metavar="NAME",
                         help="scheduler the %%diff is computed against "
                         f"(default {DEFAULT_BASELINE})")
+    parser.add_argument("--target-cells", action="store_true",
+                        help="list the cell and profile of every target "
+                        "and exit")
     args = parser.parse_args(argv)
+    if args.target_cells:
+        return args
+    if args.run_dir is None:
+        parser.error("the run directory is required")
     if os.path.basename(args.run_dir) == "results.jsonl":
         args.run_dir = os.path.dirname(args.run_dir) or "."
     return args
@@ -893,6 +958,9 @@ def parse_args(argv):
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    if args.target_cells:
+        print("\n".join(target_cells()))
+        return 0
     try:
         report, targets = make_report(args.run_dir, args.baseline)
     except (ReportError, OSError) as err:

@@ -402,15 +402,36 @@ class Targets(unittest.TestCase):
         self.assertEqual(result["verdict"], "within noise")
         check = result["checks"][1]
         self.assertEqual(check["verdict"], "within noise")
-        self.assertAlmostEqual(check["error_pct"], 15 * math.sqrt(2 / 3))
-        self.assertIn("1.04x mq-deadline (s.e. 12%) (<= 1.05x best stock): "
-                      "within noise", report.target_line(result))
+        half_width = 2.7764 * 0.15 * math.sqrt(2 / 3)  # t(0.975, 4 df)
+        for got, want in zip(check["interval"], (-half_width, half_width)):
+            self.assertAlmostEqual(got, 1.04 * math.exp(want), places=3)
+        self.assertIn("1.04x mq-deadline (95% CI 0.74-1.46x) "
+                      "(<= 1.05x best stock): within noise",
+                      report.target_line(result))
+
+    def test_three_repetitions_need_t_not_two_standard_errors(self):
+        """2.4 standard errors from the requirement: "met" by a normal
+        rule, within noise by Student's t with 4 degrees of freedom."""
+        check = self.noisy_dbench(0.0049)["checks"][1]
+        self.assertEqual(check["verdict"], "within noise")
 
     def test_quiet_repetitions_decide(self):
         result = self.noisy_dbench(0.002)
         self.assertEqual([c["verdict"] for c in result["checks"]],
                          ["met", "met"])
         self.assertEqual(result["verdict"], "met")
+
+    def test_student_t_quantiles(self):
+        for df, quantile in ((1, 12.706), (2, 4.303), (4, 2.776),
+                             (30, 2.042), (1e6, 1.960)):
+            self.assertAlmostEqual(report.t_quantile(0.975, df), quantile,
+                                   places=2)
+
+    def test_welch_degrees_of_freedom(self):
+        same = {"cv_pct": 10.0, "n": 3}
+        self.assertAlmostEqual(report.welch_df([same, same]), 4.0)
+        lone = {"cv_pct": 10.0, "n": 5}
+        self.assertAlmostEqual(report.welch_df([lone]), 4.0)
 
     def test_missed_outweighs_noise(self):
         checks = [{"verdict": "within noise"}, {"verdict": "missed"}]
