@@ -52,6 +52,8 @@ def main(run):
               f"{len(records)} records for {len(plan)} planned measurements")
     for r in records:
         name = f"{r.get('cell')} {r.get('scheduler')} rep {r.get('rep')}"
+        tap.check("failed" not in r, f"{name}: measured" +
+                  (f" (failed: {r['failed']})" if "failed" in r else ""))
         tap.check(all(k in r for k in REQUIRED), f"{name}: all fields")
         figures = r.get("metrics", {})
         tap.check(bool(figures) and all(

@@ -7,8 +7,11 @@ The guest (qemu/guest/bench.sh) prints, per measurement,
     <fio JSON or dbench text>
     BENCH-END status=N
 This reads that stream and appends one record per finished measurement to
-results.jsonl, with the run's metadata. A measurement whose END is missing
-(the guest died) is dropped; the run is then marked incomplete.
+results.jsonl, with the run's metadata. A measurement that failed, or whose
+output cannot be read, gets a record with "failed" (the reason: the
+guest's "failed: REASON" line, else what was wrong) and no figures, and
+collection goes on; the exit status is then 1. A measurement whose END is
+missing (the guest died) is dropped; the run is then marked incomplete.
 """
 import argparse
 import json
@@ -57,9 +60,9 @@ def seconds_per_loadfile(text):
     if not length or len(pace) < 2:
         return None
     (lines0, sec0), (lines1, sec1) = pace[0], pace[-1]
-    lines_per_sec = (int(lines1) - int(lines0)) / (int(sec1) - int(sec0))
-    if lines_per_sec <= 0:
+    if int(sec1) <= int(sec0) or int(lines1) <= int(lines0):
         return None
+    lines_per_sec = (int(lines1) - int(lines0)) / (int(sec1) - int(sec0))
     return int(length.group(1)) / lines_per_sec
 
 
@@ -159,7 +162,8 @@ def metrics_of(job, text):
 
 
 def measurements(lines):
-    """Yield (fields of BEGIN, status, body text) per framed measurement."""
+    """Yield (fields of BEGIN, text of END, body text) per framed
+    measurement."""
     begin = None
     body = []
     for line in lines:
@@ -168,11 +172,83 @@ def measurements(lines):
             begin = line.split()[1:]
             body = []
         elif line.startswith("BENCH-END ") and begin is not None:
-            status = int(line.split("=", 1)[1])
-            yield begin, status, "\n".join(body)
+            yield begin, line[len("BENCH-END "):], "\n".join(body)
             begin = None
         elif begin is not None:
             body.append(line)
+
+
+class MeasurementFailed(Exception):
+    """The measurement has no figures; the message says why."""
+
+
+FIELDS = ("cell", "job", "threads", "bs", "secs", "scheduler", "rep")
+
+
+def begin_fields(fields):
+    """BENCH-BEGIN's fields by name."""
+    if len(fields) != len(FIELDS):
+        raise MeasurementFailed(f"BENCH-BEGIN has {len(fields)} fields, "
+                                f"not {len(FIELDS)}")
+    named = dict(zip(FIELDS, fields))
+    try:
+        named["rep"] = int(named["rep"])
+        named["threads"] = (None if named["threads"] == "-"
+                            else int(named["threads"]))
+    except ValueError:
+        raise MeasurementFailed("BENCH-BEGIN has a malformed number") from None
+    return named
+
+
+def check_status(end, body):
+    """Raise unless BENCH-END says status=0."""
+    m = re.fullmatch(r"status=(\d+)", end)
+    if not m:
+        raise MeasurementFailed(f"malformed BENCH-END \"{end}\"")
+    if int(m.group(1)):
+        said = re.findall(r"^failed: (.+)$", body, re.M)
+        raise MeasurementFailed(said[-1] if said
+                                else f"status {m.group(1)}")
+
+
+def figures(job, body):
+    """metrics_of(), with whatever the output lacks as the failure."""
+    try:
+        metrics = metrics_of(job, body)
+    except (KeyError, TypeError, ValueError, AttributeError,
+            ZeroDivisionError) as err:
+        raise MeasurementFailed(f"unreadable output ({type(err).__name__}: "
+                                f"{err})") from None
+    if not metrics:
+        raise MeasurementFailed("no figures in the output")
+    return metrics
+
+
+def record_of(fields, end, body, seeds, complete):
+    """The record of one measurement; MeasurementFailed if it has none."""
+    named = begin_fields(fields)
+    check_status(end, body)
+    record = {"cell": named["cell"], "seed": seeds.get(named["cell"], "-"),
+              "title": f"{named['job']} {named['bs']}".strip(" -"),
+              "threads": named["threads"], "bs": named["bs"],
+              "scheduler": named["scheduler"], "rep": named["rep"],
+              "metrics": figures(named["job"], body), "complete": complete}
+    tunables = tunables_set(body)
+    if tunables:
+        record["tunables"] = tunables
+    return record
+
+
+def failed_record(fields, reason):
+    """What is known of a failed measurement, and why it failed."""
+    record = {key: value for key, value in zip(FIELDS, fields)
+              if key in ("cell", "scheduler", "rep", "bs")}
+    if str(record.get("rep", "")).isdigit():
+        record["rep"] = int(record["rep"])
+    else:
+        record.pop("rep", None)
+    record["failed"] = reason
+    return record
 
 
 def main():
@@ -188,26 +264,16 @@ def main():
     seeds = json.loads(args.seeds)
     failed = 0
     with open(args.guest_output, errors="replace") as f:
-        for fields, status, body in measurements(f):
-            cell, job, threads, bs, _secs, sched, rep = fields
-            metrics = metrics_of(job, body) if status == 0 else None
-            if not metrics:
-                print(f"collect: {cell} {sched} rep {rep} failed "
-                      f"(status {status})", file=sys.stderr)
+        for fields, end, body in measurements(f):
+            try:
+                record = record_of(fields, end, body, seeds,
+                                   not args.incomplete)
+            except MeasurementFailed as why:
+                print(f"collect: {' '.join(fields)}: failed: {why}",
+                      file=sys.stderr)
                 failed += 1
-                continue
-            record = dict(meta)
-            record.update({
-                "cell": cell, "seed": seeds.get(cell, "-"),
-                "title": f"{job} {bs}".strip(" -"),
-                "threads": None if threads == "-" else int(threads),
-                "bs": bs, "scheduler": sched, "rep": int(rep),
-                "metrics": metrics, "complete": not args.incomplete,
-            })
-            tunables = tunables_set(body)
-            if tunables:
-                record["tunables"] = tunables
-            print(json.dumps(record, sort_keys=True))
+                record = failed_record(fields, str(why))
+            print(json.dumps(dict(meta, **record), sort_keys=True))
     return 1 if failed else 0
 
 

@@ -165,15 +165,37 @@ def parse_record(line):
     return record
 
 
+def failed_measurement(line):
+    """What collect.py recorded of a failed measurement ("cell scheduler
+    rep N: reason"), or None when @line is not such a record."""
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(record, dict) or not isinstance(record.get("failed"),
+                                                      str):
+        return None
+    where = " ".join(str(record[key]) for key in ("cell", "scheduler")
+                     if key in record)
+    if "rep" in record:
+        where += f" rep {record['rep']}"
+    return f"{where or 'unnamed measurement'}: {record['failed']}"
+
+
 def load_records(path):
-    """All well-formed measurements; malformed lines are skipped with a warning."""
+    """All well-formed measurements, and the failed ones' descriptions;
+    malformed lines are skipped with a warning."""
     if not os.path.isfile(path):
         raise ReportError(f"no results file {path}")
-    records = []
+    records, failures = [], []
     name = os.path.basename(path)
     with open(path, encoding="utf-8", errors="replace") as results:
         for number, line in enumerate(results, start=1):
             if not line.strip():
+                continue
+            failure = failed_measurement(line)
+            if failure is not None:
+                failures.append(failure)
                 continue
             try:
                 record = parse_record(line)
@@ -184,7 +206,7 @@ def load_records(path):
             records.append(record)
     if not records:
         raise ReportError(f"no measurements in {path}")
-    return records
+    return records, failures
 
 
 def is_incomplete(record):
@@ -343,7 +365,7 @@ def repetition_range(cells):
     return str(low) if low == high else f"{low}-{high}"
 
 
-def run_info(records, run_dir, cells, baseline):
+def run_info(records, failures, run_dir, cells, baseline):
     runs = distinct(records, "run") or [os.path.basename(
         os.path.normpath(run_dir))]
     return {"run": ", ".join(map(str, runs)),
@@ -354,6 +376,7 @@ def run_info(records, run_dir, cells, baseline):
             "mem_mib": distinct(records, "mem_mib"),
             "measurements": len(records),
             "incomplete_measurements": sum(map(is_incomplete, records)),
+            "failed_measurements": failures,
             "repetitions": repetition_range(cells),
             "baseline": baseline}
 
@@ -862,6 +885,7 @@ def header_lines(run):
     def listed(values):
         return ", ".join(map(str, values)) or MISSING
     incomplete = run["incomplete_measurements"]
+    failed = run["failed_measurements"]
     return [f"# Benchmark run {run['run']}", "",
             f"- kernel: {listed(run['kernels'])}",
             f"- series: {listed(run['series'])}",
@@ -871,6 +895,8 @@ def header_lines(run):
               if run["mem_mib"] else []),
             f"- measurements: {run['measurements']}"
             + (f" ({incomplete} incomplete)" if incomplete else ""),
+            *([f"- failed measurements: {len(failed)} (listed at the end)"]
+              if failed else []),
             f"- repetitions: {run['repetitions']}",
             f"- baseline: {run['baseline']}", "",
             "Each table cell: mean over repetitions (coefficient of "
@@ -898,6 +924,10 @@ def render_markdown(run, targets, cells):
     lines = header_lines(run) + targets_section(targets)
     for cell in cells:
         lines += cell_section(cell)
+    if run["failed_measurements"]:
+        lines += ["## Failed measurements", "",
+                  *[f"- {failure}" for failure in run["failed_measurements"]],
+                  ""]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
@@ -919,13 +949,13 @@ def summary_json(run, targets, cells):
 def make_report(run_dir, baseline=DEFAULT_BASELINE):
     """Read results.jsonl, write report.md/summary.json/plots; return the
     report's path and the targets' verdicts."""
-    records = load_records(results_path(run_dir))
+    records, failures = load_records(results_path(run_dir))
     warn_repeated_reps(records)
     if baseline not in distinct(records, "scheduler"):
         warn(f"baseline scheduler {baseline} not in this run; "
              "each table uses its first scheduler instead")
     cells = aggregate(records, baseline)
-    run = run_info(records, run_dir, cells, baseline)
+    run = run_info(records, failures, run_dir, cells, baseline)
     targets = evaluate_targets(cells)
     render_plots(cells, run_dir)
     report = os.path.join(run_dir, "report.md")

@@ -483,6 +483,21 @@ class TargetsReport(unittest.TestCase):
                   encoding="utf-8") as md:
             return result.stdout.splitlines(), md.read()
 
+    def test_failed_measurements_are_listed_not_skipped(self):
+        failed = {"run": "r", "cell": "seed001-dbench", "scheduler": "bfq",
+                  "rep": 2, "failed": "preparing seed001-dbench failed"}
+        write_results(self.tmp.name, [json.dumps(r) for r in
+                                      dbench_records() + [failed]])
+        result = run_report(self.tmp.name, env=dict(os.environ, PATH=""))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertNotIn("results.jsonl line", result.stderr)
+        with open(os.path.join(self.tmp.name, "report.md"),
+                  encoding="utf-8") as md:
+            markdown = md.read()
+        self.assertIn("- failed measurements: 1", markdown)
+        self.assertIn("- seed001-dbench bfq rep 2: preparing seed001-dbench "
+                      "failed", markdown)
+
     def test_verdicts_printed_and_in_report(self):
         stdout, markdown = self.run_on(writers_records() + dbench_records())
         self.assertEqual(len(stdout), len(report.TARGETS) + 1)
@@ -701,6 +716,59 @@ class TunableLabels(unittest.TestCase):
 
     def test_plain_label_records_no_tunables(self):
         self.assertNotIn("tunables", self.collect("bfq", []))
+
+
+class CollectGuards(unittest.TestCase):
+    """collect.py: one bad measurement is recorded as failed, with its
+    reason, and the measurements after it are still collected."""
+
+    GOOD = TunableLabels.FIO
+
+    def collect(self, measurements):
+        lines = []
+        for begin, body, end in measurements:
+            lines += [f"BENCH-BEGIN {begin}", *body, f"BENCH-END {end}"]
+        path = os.path.join(tempfile.mkdtemp(), "bench.tap")
+        self.addCleanup(shutil.rmtree, os.path.dirname(path))
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        done = subprocess.run(
+            [sys.executable, os.path.join(BENCH, "collect.py"), path,
+             "--meta", '{"run": "r"}', "--seeds", "{}"],
+            capture_output=True, text=True, check=False)
+        return done, [json.loads(line) for line in done.stdout.splitlines()]
+
+    def test_bad_measurements_do_not_end_the_group(self):
+        nameless = json.dumps({"jobs": [{"read": {"io_bytes": 1}}]})
+        standstill = ("loadfile 100 lines\n"
+                      "   4      10     1.00 MB/sec  execute   1 sec\n"
+                      "   4      20     1.00 MB/sec  execute   1 sec\n"
+                      "Throughput 1.0 MB/sec 4 clients 4 procs "
+                      "max_latency=5.0 ms")
+        done, records = self.collect([
+            ("c mmap-randread 4 64k 5 bfq 1", [self.GOOD], "status=0"),
+            ("c mmap-randread 4 64k 5 bfq 2", [nameless], "status=0"),
+            ("c mmap-randread 4 64k 5 bfq 3", [self.GOOD], "status=zero"),
+            ("c mmap-randread 4 64k", [self.GOOD], "status=0"),
+            ("d dbench 4 - 5 bfq 1", [standstill], "status=0"),
+            ("c mmap-randread 4 64k 5 bfq 4", [self.GOOD], "status=0")])
+        self.assertEqual(done.returncode, 1)
+        self.assertEqual([r.get("failed") is None for r in records],
+                         [True, False, False, False, True, True])
+        self.assertEqual([r["rep"] for r in records if "rep" in r],
+                         [1, 2, 3, 1, 4])
+        self.assertNotIn("seconds_per_loadfile", records[4]["metrics"])
+        for record in records[1:4]:
+            self.assertEqual(record["run"], "r")
+            self.assertTrue(record["failed"])
+            self.assertNotIn("metrics", record)
+
+    def test_the_guest_says_why(self):
+        done, records = self.collect([
+            ("c mmap-randread 4 64k 5 bfq 1",
+             ["failed: preparing c failed"], "status=1")])
+        self.assertEqual(records[0]["failed"], "preparing c failed")
+        self.assertIn("preparing c failed", done.stderr)
 
 
 class Helpers(unittest.TestCase):

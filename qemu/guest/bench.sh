@@ -105,12 +105,16 @@ while read -r cell job threads bs secs sched rep; do
 	fi
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
+	# A "failed: REASON" line tells bench/collect.py why.
 	echo "BENCH-BEGIN $cell $job $threads $bs $secs $sched $rep"
-	if select_scheduler "$dev" "$sched"; then
+	status=1
+	if [ ! -f "$DIR/.prepared" ]; then
+		echo "failed: preparing $cell failed"
+	elif ! select_scheduler "$dev" "$sched"; then
+		echo "failed: cannot select $sched"
+	else
 		"$JOBS/$job.sh" run 2>&1
 		status=$?
-	else
-		status=1
 	fi
 	echo "BENCH-END status=$status"
 	"$JOBS/$job.sh" cleanup
