@@ -236,6 +236,9 @@ def record_of(fields, end, body, seeds, complete):
     tunables = tunables_set(body)
     if tunables:
         record["tunables"] = tunables
+    rotational = re.search(r"^rotational ([01])$", body, re.M)
+    if rotational:
+        record["rotational"] = int(rotational.group(1))
     return record
 
 

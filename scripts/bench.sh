@@ -165,6 +165,19 @@ write_plans()
 	[ -n "$(ls "$RUN/plan")" ] || die "no cell matches CELLS/PROFILE/QUICK"
 }
 
+# Die, leaving no run behind, if a group's disk kind cannot report its
+# profile's nature (rotational or not) to the guest.
+check_plan_disks()
+{
+	local plan profile disk mem why
+	for plan in "$RUN"/plan/*; do
+		IFS=_ read -r profile disk mem <<<"$(basename "$plan")"
+		[ "$disk" != nullb ] && why=$(rotational_conflict "$disk" "$profile") || continue
+		rm -rf "$RUN"
+		die "$why"
+	done
+}
+
 # Seconds a plan should take: its runtimes plus a margin per measurement.
 plan_seconds()
 {
@@ -244,6 +257,8 @@ run_group()
 	else
 		kinds=("$disk")
 		start_disk_model "$disk" "$profile"
+		# What the guest checks queue/rotational against.
+		append+=" iosched.rotational=$(model_rotational "$profile")"
 	fi
 	show_progress "$out" "$total" "$group" &
 	local progress=$!
@@ -273,6 +288,7 @@ validate
 RUN=$BUILD/bench/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$RUN"
 write_plans
+check_plan_disks
 check_free_space
 NGROUPS=$(find "$RUN/plan" -type f | wc -l)
 GROUP_NO=0

@@ -26,13 +26,14 @@ disk_kinds()
 	awk '!/^#/ && NF { print $1 }' "$DISKS_CONF"
 }
 
-# Field $2 (2 = PCI slot, 3 = driver, 4 = QEMU devices) of disk kind $1.
+# Field $2 (2 = PCI slot, 3 = driver, 4 = rotational, 5 = QEMU devices)
+# of disk kind $1.
 disk_field()
 {
 	awk -v kind="$1" -v field="$2" '
 		$1 == kind {
-			if (field < 4) { print $field; exit }
-			for (i = 4; i <= NF; i++) printf "%s%s", $i, (i < NF ? " " : "\n")
+			if (field < 5) { print $field; exit }
+			for (i = 5; i <= NF; i++) printf "%s%s", $i, (i < NF ? " " : "\n")
 			exit
 		}' "$DISKS_CONF"
 }
@@ -73,10 +74,11 @@ disk_qemu_args()
 	local kind=$1 id slot devices backing
 	id=d${kind//-/}
 	slot=$(disk_field "$kind" 2)
-	devices=$(disk_field "$kind" 4)
+	devices=$(disk_field "$kind" 5)
 	devices=${devices//\{id\}/$id}
 	devices=${devices//\{slot\}/0x${slot%.0}}
 	devices=${devices//\{topology\}/$(disk_topology_props "$kind")}
+	devices=${devices//\{rotation\}/$(disk_rotation_props "$kind")}
 	if [ -S "$(model_socket "$kind")" ]; then
 		backing="file.driver=nbd,file.server.type=unix,file.server.path=$(model_socket "$kind")"
 	else
@@ -128,6 +130,45 @@ disk_topology_props()
 	echo ",min_io_size=$chunk,opt_io_size=$stripe"
 }
 
+# 1 if model profile $1 is rotational, 0 if it is flash or raw.
+model_rotational()
+{
+	nbdkit "$MODEL_PLUGIN" --dump-plugin |
+		sed -n "s/^diskmodel_rotational_$1=//p"
+}
+
+model_rotational_file()
+{
+	echo "$BUILD/run/$1.rotational"
+}
+
+# The rotation rate QEMU reports for disk kind $1 when the disk model
+# serves it: 1 (solid state) for a flash profile, else 7200 rpm. Without
+# the model, none: the device leaves it unreported (rotational).
+disk_rotation_props()
+{
+	local file
+	file=$(model_rotational_file "$1")
+	[ -S "$(model_socket "$1")" ] && [ -s "$file" ] || return 0
+	if [ "$(cat "$file")" = 1 ]; then
+		echo ",rotation_rate=7200"
+	else
+		echo ",rotation_rate=1"
+	fi
+}
+
+# Whether disk kind $1 cannot tell the guest what model profile $2 is (a
+# device whose driver always reports one nature cannot carry the other):
+# if so, print why and succeed.
+rotational_conflict()
+{
+	local kind=$1 profile=$2 fixed want
+	fixed=$(disk_field "$kind" 4)
+	want=$(model_rotational "$profile")
+	[ "$fixed" = rate ] || [ "$fixed" = "$want" ] && return 1
+	echo "disk kind $kind always reports rotational=$fixed to the guest, but profile $profile is rotational=$want; use a kind whose rotational column in qemu/disks.conf is rate"
+}
+
 build_disk_model()
 {
 	run_logged "$LOGS/diskmodel-build.log" "building the disk model" \
@@ -137,11 +178,14 @@ build_disk_model()
 # Serve disk kind $1's image through the disk model with profile $2.
 start_disk_model()
 {
-	local kind=$1 profile=$2 sock pid
+	local kind=$1 profile=$2 sock pid why
 	sock=$(model_socket "$kind")
 	pid=$BUILD/run/$kind.pid
 	mkdir -p "$BUILD/run"
 	stop_disk_model "$kind"
+	if why=$(rotational_conflict "$kind" "$profile"); then
+		die "$why"
+	fi
 	nbdkit --unix "$sock" --pidfile "$pid" \
 		"$MODEL_PLUGIN" \
 		file="$(disk_image "$kind")" profile="$profile" \
@@ -149,6 +193,7 @@ start_disk_model()
 		die "disk model for $kind ($profile) did not start: $(tail -n 1 "$LOGS/diskmodel-$kind.log")"
 	[ -S "$sock" ] || die "disk model for $kind did not create $sock"
 	model_topology "$profile" >"$(model_topology_file "$kind")"
+	model_rotational "$profile" >"$(model_rotational_file "$kind")"
 }
 
 # Fail if the model serving kind $1 is gone (it crashed under the guest);
@@ -168,7 +213,8 @@ stop_disk_model()
 		kill "$(cat "$pid")" 2>/dev/null || true
 		rm -f "$pid"
 	fi
-	rm -f "$(model_socket "$1")" "$(model_topology_file "$1")"
+	rm -f "$(model_socket "$1")" "$(model_topology_file "$1")" \
+		"$(model_rotational_file "$1")"
 }
 
 # "kind:slot:driver,..." for the guest's iosched.disks parameter.

@@ -15,6 +15,11 @@ if [ -n "${PROFILE:-}" ]; then
 	build_disk_model
 	model_profiles | grep -qx -- "$PROFILE" ||
 		die "unknown profile '$PROFILE' (valid: $(model_profiles | tr '\n' ' '))"
+	for kind in "${kinds[@]}"; do
+		if why=$(rotational_conflict "$kind" "$PROFILE"); then
+			die "$why (DISK= picks the kinds)"
+		fi
+	done
 	trap 'for k in "${kinds[@]}"; do stop_disk_model "$k"; done' EXIT
 	for kind in "${kinds[@]}"; do
 		start_disk_model "$kind" "$PROFILE"

@@ -365,6 +365,17 @@ def repetition_range(cells):
     return str(low) if low == high else f"{low}-{high}"
 
 
+def profile_rotational(records):
+    """Profile -> the queue/rotational values the guest reported for it."""
+    seen = {}
+    for record in records:
+        if "rotational" in record:
+            values = seen.setdefault(str(record.get("profile")), [])
+            if record["rotational"] not in values:
+                values.append(record["rotational"])
+    return seen
+
+
 def run_info(records, failures, run_dir, cells, baseline):
     runs = distinct(records, "run") or [os.path.basename(
         os.path.normpath(run_dir))]
@@ -372,6 +383,7 @@ def run_info(records, failures, run_dir, cells, baseline):
             "kernels": distinct(records, "kernel"),
             "series": distinct(records, "series"),
             "profiles": distinct(records, "profile"),
+            "rotational": profile_rotational(records),
             "disks": distinct(records, "disk"),
             "mem_mib": distinct(records, "mem_mib"),
             "measurements": len(records),
@@ -890,6 +902,10 @@ def header_lines(run):
             f"- kernel: {listed(run['kernels'])}",
             f"- series: {listed(run['series'])}",
             f"- profiles: {listed(run['profiles'])}",
+            *([f"- guest's queue/rotational: " + ", ".join(
+                f"{profile} {listed(values)}"
+                for profile, values in run["rotational"].items())]
+              if run["rotational"] else []),
             f"- disk kinds: {listed(run['disks'])}",
             *([f"- guest memory: {listed(run['mem_mib'])} MiB"]
               if run["mem_mib"] else []),

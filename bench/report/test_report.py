@@ -763,6 +763,14 @@ class CollectGuards(unittest.TestCase):
             self.assertTrue(record["failed"])
             self.assertNotIn("metrics", record)
 
+    def test_the_guests_rotational_flag_is_recorded(self):
+        _, records = self.collect([
+            ("c mmap-randread 4 64k 5 bfq 1", ["rotational 0", self.GOOD],
+             "status=0")])
+        self.assertEqual(records[0]["rotational"], 0)
+        self.assertEqual(report.profile_rotational(
+            [dict(records[0], profile="ssd")]), {"ssd": [0]})
+
     def test_the_guest_says_why(self):
         done, records = self.collect([
             ("c mmap-randread 4 64k 5 bfq 1",

@@ -84,6 +84,7 @@ struct dm_model;
 const struct dm_profile *dm_profile_find(const char *name);
 /* The i-th profile of the table, NULL past its end. */
 const struct dm_profile *dm_profile_at(unsigned int i);
+bool dm_profile_rotational(const struct dm_profile *p);
 
 /* NULL if the profile is unusable or @capacity is 0. */
 struct dm_model *dm_model_new(const struct dm_profile *p, uint64_t capacity);

@@ -144,6 +144,9 @@ static void diskmodel_dump_plugin(void)
 
 	for (i = 0; (p = dm_profile_at(i)); i++) {
 		printf("diskmodel_profile_%s=%s\n", p->name, p->desc);
+		/* What the guest's queue/rotational must say. */
+		printf("diskmodel_rotational_%s=%d\n", p->name,
+		       dm_profile_rotational(p));
 		/* What a RAID controller reports: chunk and full stripe. */
 		if (p->kind == DM_DISK && p->spindles > 1)
 			printf("diskmodel_topology_%s=%u %u\n", p->name,
@@ -218,7 +221,7 @@ static int diskmodel_can_write(void *handle)
 static int diskmodel_is_rotational(void *handle)
 {
 	(void)handle;
-	return profile->kind == DM_DISK;
+	return dm_profile_rotational(profile);
 }
 
 /* Spinning disks have no discard; flash and raw punch holes. */

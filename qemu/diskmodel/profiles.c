@@ -64,3 +64,9 @@ const struct dm_profile *dm_profile_find(const char *name)
 			return p;
 	return NULL;
 }
+
+/* Spinning media: the rest (flash, raw) have no seek to avoid. */
+bool dm_profile_rotational(const struct dm_profile *p)
+{
+	return p->kind == DM_DISK;
+}

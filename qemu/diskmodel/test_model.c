@@ -395,6 +395,17 @@ static void test_raw_and_lookup(void **state)
 	assert_null(dm_profile_at(1000));
 }
 
+/* What the guest must be told: only spinning profiles are rotational. */
+static void test_rotational_profiles(void **state)
+{
+	(void)state;
+	assert_true(dm_profile_rotational(dm_profile_find("hdd")));
+	assert_true(dm_profile_rotational(dm_profile_find("hdd-ncq")));
+	assert_true(dm_profile_rotational(dm_profile_find("raid4")));
+	assert_false(dm_profile_rotational(dm_profile_find("ssd")));
+	assert_false(dm_profile_rotational(dm_profile_find("raw")));
+}
+
 /* ---- the command queue ---- */
 
 static bool poll_until(struct dm_model *m, struct dm_io *io, uint64_t now,
@@ -475,6 +486,7 @@ int main(void)
 		cmocka_unit_test(test_ssd_much_faster),
 		cmocka_unit_test(test_ssd_channels),
 		cmocka_unit_test(test_raw_and_lookup),
+		cmocka_unit_test(test_rotational_profiles),
 		cmocka_unit_test(test_ssf_reorders),
 		cmocka_unit_test(test_ssf_throughput_and_aging),
 	};

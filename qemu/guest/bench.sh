@@ -25,6 +25,19 @@ bench_device()
 	disk_at_slot "$2"
 }
 
+# Print "rotational N" (what the guest's queue says of device $1) for
+# the record; fail if the disk model's profile (iosched.rotational) says
+# otherwise: the schedulers would measure the wrong device.
+check_rotational()
+{
+	seen=$(cat "/sys/block/$1/queue/rotational")
+	echo "rotational $seen"
+	want=$(param rotational)
+	[ -z "$want" ] || [ "$want" = "$seen" ] && return 0
+	echo "failed: /dev/$1 reports rotational=$seen, but the disk model's profile is rotational=$want"
+	return 1
+}
+
 # Real mke2fs by full path: busybox's own has no ext4.
 make_filesystem()
 {
@@ -110,6 +123,8 @@ while read -r cell job threads bs secs sched rep; do
 	status=1
 	if [ ! -f "$DIR/.prepared" ]; then
 		echo "failed: preparing $cell failed"
+	elif ! check_rotational "$dev"; then
+		:
 	elif ! select_scheduler "$dev" "$sched"; then
 		echo "failed: cannot select $sched"
 	else
