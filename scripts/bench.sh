@@ -202,12 +202,22 @@ show_progress()
 	done
 }
 
+# The disk model's stats for kind $1 as a JSON object ({} without them).
+model_stats_json()
+{
+	local file
+	file=$(model_stats_file "$1")
+	[ -s "$file" ] || { echo '{}'; return; }
+	awk '$2 ~ /^[0-9]+$/ { printf "%s\"%s\": %s", sep, $1, $2; sep = ", " }
+		BEGIN { printf "{" } END { print "}" }' "$file"
+}
+
 meta_json()
 {
-	printf '{"run": "%s", "kernel": "%s", "series": "%s", "profile": "%s", "disk": "%s", "mem_mib": %s}' \
+	printf '{"run": "%s", "kernel": "%s", "series": "%s", "profile": "%s", "disk": "%s", "mem_mib": %s, "model_replies": %s}' \
 		"$(basename "$RUN")" "$(cat "$(obj_dir)/include/config/kernel.release")" \
 		"$(git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown)" \
-		"$1" "$2" "$3"
+		"$1" "$2" "$3" "$(model_stats_json "$2")"
 }
 
 seeds_json()

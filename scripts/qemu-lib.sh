@@ -186,9 +186,11 @@ start_disk_model()
 	if why=$(rotational_conflict "$kind" "$profile"); then
 		die "$why"
 	fi
+	rm -f "$(model_stats_file "$kind")"
 	nbdkit --unix "$sock" --pidfile "$pid" \
 		"$MODEL_PLUGIN" \
 		file="$(disk_image "$kind")" profile="$profile" \
+		stats="$(model_stats_file "$kind")" \
 		>"$LOGS/diskmodel-$kind.log" 2>&1 ||
 		die "disk model for $kind ($profile) did not start: $(tail -n 1 "$LOGS/diskmodel-$kind.log")"
 	[ -S "$sock" ] || die "disk model for $kind did not create $sock"
@@ -206,11 +208,24 @@ check_disk_model()
 	return 1
 }
 
+# How late the model serving kind $1 sent its replies ("replies N", "late
+# N", "mean_late_us N", "worst_late_us N"), written when it stops.
+model_stats_file()
+{
+	echo "$BUILD/run/$1.stats"
+}
+
+# Stop the model serving kind $1, and wait (10 s at most) for it to exit
+# and so write its stats.
 stop_disk_model()
 {
-	local pid=$BUILD/run/$1.pid
+	local pid=$BUILD/run/$1.pid n
 	if [ -f "$pid" ]; then
 		kill "$(cat "$pid")" 2>/dev/null || true
+		for ((n = 0; n < 100; n++)); do
+			kill -0 "$(cat "$pid")" 2>/dev/null || break
+			sleep 0.1
+		done
 		rm -f "$pid"
 	fi
 	rm -f "$(model_socket "$1")" "$(model_topology_file "$1")" \

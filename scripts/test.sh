@@ -75,7 +75,7 @@ count_tap "disk model" "$LOGS/diskmodel.tap"
 python3 -m unittest discover -s "$TOP/bench/report" -v >"$LOGS/report-unittest.log" 2>&1 || true
 unittest_to_tap "$LOGS/report-unittest.log" >"$LOGS/report-unittest.tap"
 count_tap "bench report" "$LOGS/report-unittest.tap"
-python3 -m unittest discover -s "$TOP/scripts/tests" -v >"$LOGS/scripts-unittest.log" 2>&1 || true
+DISKMODEL_PLUGIN=$MODEL_PLUGIN python3 -m unittest discover -s "$TOP/scripts/tests" -v >"$LOGS/scripts-unittest.log" 2>&1 || true
 unittest_to_tap "$LOGS/scripts-unittest.log" >"$LOGS/scripts-unittest.tap"
 count_tap "host scripts" "$LOGS/scripts-unittest.tap"
 

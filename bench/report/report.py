@@ -376,6 +376,46 @@ def profile_rotational(records):
     return seen
 
 
+# A boot group whose disk model sent more than this share of its replies
+# late by more than a tenth of their modelled time is flagged.
+LATE_REPLIES_PCT = 1.0
+
+
+def model_timing(records):
+    """Per boot group served by the disk model: how late its replies
+    were, and whether that is enough to flag the group's figures."""
+    groups = {}
+    for record in records:
+        stats = record.get("model_replies")
+        if not isinstance(stats, dict) or not stats.get("replies"):
+            continue
+        name = (f"{record.get('profile')} on {record.get('disk')}, "
+                f"{record.get('mem_mib')} MiB")
+        late_pct = 100.0 * stats.get("late", 0) / stats["replies"]
+        groups[name] = {"replies": stats["replies"], "late_pct": late_pct,
+                        "mean_late_us": stats.get("mean_late_us"),
+                        "worst_late_us": stats.get("worst_late_us"),
+                        "flagged": late_pct > LATE_REPLIES_PCT}
+    return groups
+
+
+def timing_lines(timing):
+    """One header line per group of model_timing()."""
+    lines = []
+    for name, group in timing.items():
+        line = (f"- disk model, {name}: {group['late_pct']:.1f}% of "
+                f"{group['replies']} replies late by more than a tenth of "
+                f"their modelled time (mean lateness "
+                f"{group['mean_late_us']} us, worst {group['worst_late_us']}"
+                " us)")
+        if group["flagged"]:
+            line += (f" **over {LATE_REPLIES_PCT:g}%: the host could not "
+                     "keep the model's time; read this group's figures "
+                     "with care**")
+        lines.append(line)
+    return lines
+
+
 def run_info(records, failures, run_dir, cells, baseline):
     runs = distinct(records, "run") or [os.path.basename(
         os.path.normpath(run_dir))]
@@ -389,6 +429,7 @@ def run_info(records, failures, run_dir, cells, baseline):
             "measurements": len(records),
             "incomplete_measurements": sum(map(is_incomplete, records)),
             "failed_measurements": failures,
+            "model_timing": model_timing(records),
             "repetitions": repetition_range(cells),
             "baseline": baseline}
 
@@ -913,6 +954,7 @@ def header_lines(run):
             + (f" ({incomplete} incomplete)" if incomplete else ""),
             *([f"- failed measurements: {len(failed)} (listed at the end)"]
               if failed else []),
+            *timing_lines(run["model_timing"]),
             f"- repetitions: {run['repetitions']}",
             f"- baseline: {run['baseline']}", "",
             "Each table cell: mean over repetitions (coefficient of "

@@ -771,6 +771,21 @@ class CollectGuards(unittest.TestCase):
         self.assertEqual(report.profile_rotational(
             [dict(records[0], profile="ssd")]), {"ssd": [0]})
 
+    def test_late_model_replies_flag_their_group(self):
+        def record(profile, late):
+            return {"profile": profile, "disk": "sata", "mem_mib": 1024,
+                    "model_replies": {"replies": 1000, "late": late,
+                                      "mean_late_us": 20,
+                                      "worst_late_us": 900}}
+        timing = report.model_timing([record("hdd", 10), record("ssd", 11)])
+        self.assertFalse(timing["hdd on sata, 1024 MiB"]["flagged"])
+        self.assertTrue(timing["ssd on sata, 1024 MiB"]["flagged"])
+        lines = report.timing_lines(timing)
+        self.assertNotIn("with care", lines[0])
+        self.assertIn("ssd on sata, 1024 MiB: 1.1% of 1000 replies late",
+                      lines[1])
+        self.assertIn("with care", lines[1])
+
     def test_the_guest_says_why(self):
         done, records = self.collect([
             ("c mmap-randread 4 64k 5 bfq 1",

@@ -11,6 +11,11 @@
  * on CLOCK_MONOTONIC.  Writes reach the backing file's page cache at
  * once.  The model has no volatile write cache, so a flush has nothing
  * to write back and completes at once.
+ *
+ * A reply the host sends late misstates the device, so each one is
+ * checked: with stats=FILE, the counts of replies, of those late by more
+ * than a tenth of their modelled time, and the worst lateness are
+ * written to FILE when nbdkit exits.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,6 +43,15 @@ static bool writable;
 static uint64_t size;
 static struct dm_model *model;
 static pthread_mutex_t model_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *stats_file;
+
+/* How late the replies left against the model, under model_lock. */
+static struct {
+	uint64_t replies;
+	uint64_t late;		/* by more than a tenth of the modelled time */
+	uint64_t total_late_ns;
+	uint64_t worst_late_ns;
+} lateness;
 
 /* ---- timing ---- */
 
@@ -61,18 +76,38 @@ static void sleep_until(uint64_t t)
 }
 
 /* The request arrives at the device: its clock reading is taken here. */
-static bool arrive(struct dm_io *io, uint64_t *when)
+static bool arrive(struct dm_io *io, uint64_t *arrival, uint64_t *when)
 {
 	bool decided;
 
 	pthread_mutex_lock(&model_lock);
-	decided = dm_submit(model, io, now_ns(), when);
+	*arrival = now_ns();
+	decided = dm_submit(model, io, *arrival, when);
 	pthread_mutex_unlock(&model_lock);
 	return decided;
 }
 
-/* Wait until the device would have completed @io. */
-static void complete(struct dm_io *io, bool decided, uint64_t when)
+/* Count a reply that leaves at @sent for a request modelled to take
+ * from @arrival to @when. */
+static void account_reply(uint64_t arrival, uint64_t when, uint64_t sent)
+{
+	uint64_t late = sent > when ? sent - when : 0;
+
+	pthread_mutex_lock(&model_lock);
+	lateness.replies++;
+	/* a request modelled to take no time (raw) is never late */
+	if (when > arrival && late * 10 > when - arrival)
+		lateness.late++;
+	lateness.total_late_ns += late;
+	if (late > lateness.worst_late_ns)
+		lateness.worst_late_ns = late;
+	pthread_mutex_unlock(&model_lock);
+}
+
+/* Wait until the device would have completed @io, which arrived at
+ * @arrival. */
+static void complete(struct dm_io *io, uint64_t arrival, bool decided,
+		     uint64_t when)
 {
 	while (!decided) {
 		/* a reordering queue decides only when the spindle frees */
@@ -82,6 +117,7 @@ static void complete(struct dm_io *io, bool decided, uint64_t when)
 		pthread_mutex_unlock(&model_lock);
 	}
 	sleep_until(when);
+	account_reply(arrival, when, now_ns());
 }
 
 /* ---- configuration ---- */
@@ -106,6 +142,15 @@ static int diskmodel_config(const char *key, const char *value)
 		free(filename);
 		filename = nbdkit_realpath(value);
 		return filename ? 0 : -1;
+	}
+	if (!strcmp(key, "stats")) {
+		free(stats_file);
+		stats_file = strdup(value);
+		if (!stats_file) {
+			nbdkit_error("strdup: %m");
+			return -1;
+		}
+		return 0;
 	}
 	if (!strcmp(key, "profile")) {
 		profile = dm_profile_find(value);
@@ -135,7 +180,8 @@ static int diskmodel_config_complete(void)
 #define diskmodel_config_help \
 	"file=<FILENAME>     (required) The backing file.\n" \
 	"profile=<NAME>      Device to model (default hdd): hdd, hdd-ncq,\n" \
-	"                    raid4, ssd or raw.  --dump-plugin lists them."
+	"                    raid4, ssd or raw.  --dump-plugin lists them.\n" \
+	"stats=<FILENAME>    At exit, write how late the replies were."
 
 static void diskmodel_dump_plugin(void)
 {
@@ -174,9 +220,23 @@ static int open_backing(void)
 	return 0;
 }
 
+/*
+ * The default 50 us of timer slack is most of a modelled flash read
+ * (80 us): wake as close to the modelled time as the host allows. Every
+ * thread nbdkit starts later, and its daemon after fork(), inherits it.
+ */
+static int minimise_timer_slack(void)
+{
+	if (prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL) < 0) {
+		nbdkit_error("prctl(PR_SET_TIMERSLACK): %m");
+		return -1;
+	}
+	return 0;
+}
+
 static int diskmodel_get_ready(void)
 {
-	if (open_backing() < 0)
+	if (minimise_timer_slack() < 0 || open_backing() < 0)
 		return -1;
 	model = dm_model_new(profile, size);
 	if (!model) {
@@ -190,12 +250,38 @@ static int diskmodel_get_ready(void)
 	return 0;
 }
 
+/* "replies N", "late N", "mean_late_us N" and "worst_late_us N" lines,
+ * to stats_file. */
+static void write_stats(void)
+{
+	FILE *f;
+
+	if (!stats_file)
+		return;
+	f = fopen(stats_file, "w");
+	if (!f) {
+		nbdkit_error("%s: %m", stats_file);
+		return;
+	}
+	fprintf(f, "replies %llu\nlate %llu\nmean_late_us %llu\nworst_late_us %llu\n",
+		(unsigned long long)lateness.replies,
+		(unsigned long long)lateness.late,
+		(unsigned long long)(lateness.replies ?
+				     lateness.total_late_ns / lateness.replies /
+				     1000 : 0),
+		(unsigned long long)(lateness.worst_late_ns / 1000));
+	if (fclose(f))
+		nbdkit_error("%s: %m", stats_file);
+}
+
 static void diskmodel_unload(void)
 {
+	write_stats();
 	if (fd >= 0)
 		close(fd);
 	dm_model_free(model);
 	free(filename);
+	free(stats_file);
 }
 
 /* ---- connection ---- */
@@ -288,13 +374,13 @@ static int diskmodel_pread(void *handle, void *buf, uint32_t count,
 			   uint64_t offset, uint32_t flags)
 {
 	struct dm_io io = { .off = offset, .len = count };
-	uint64_t when;
-	bool decided = arrive(&io, &when);
+	uint64_t arrival, when;
+	bool decided = arrive(&io, &arrival, &when);
 	int r = read_full(buf, count, offset);
 
 	(void)handle;
 	(void)flags;
-	complete(&io, decided, when);
+	complete(&io, arrival, decided, when);
 	return r;
 }
 
@@ -302,13 +388,13 @@ static int diskmodel_pwrite(void *handle, const void *buf, uint32_t count,
 			    uint64_t offset, uint32_t flags)
 {
 	struct dm_io io = { .off = offset, .len = count, .write = true };
-	uint64_t when;
-	bool decided = arrive(&io, &when);
+	uint64_t arrival, when;
+	bool decided = arrive(&io, &arrival, &when);
 	int r = write_full(buf, count, offset);
 
 	(void)handle;
 	(void)flags;
-	complete(&io, decided, when);
+	complete(&io, arrival, decided, when);
 	return r;
 }
 
