@@ -918,10 +918,35 @@ def cell_heading(cell):
     return heading
 
 
+def queue_gain_line(cell):
+    """For a device-read cell measured at several queue depths: each
+    scheduler's IOPS at every depth against its IOPS at the shallowest,
+    the gain the device's own queue (or its parallelism) gives; "" for
+    other cells."""
+    info = cell["metrics"].get("device_iops")
+    rows = sorted((row for row in info["rows"] if row["threads"]),
+                  key=lambda row: row["threads"]) if info else []
+    if len(rows) < 2:
+        return ""
+    parts = []
+    for name in cell["schedulers"]:
+        base = rows[0]["schedulers"].get(name, {}).get("mean")
+        gains = [f"QD{row['threads']} "
+                 f"{row['schedulers'][name]['mean'] / base:.2f}x"
+                 for row in rows[1:] if name in row["schedulers"]]
+        if base and gains:
+            parts.append(f"{name} {', '.join(gains)}")
+    return (f"Queue gain against QD{rows[0]['threads']}: " +
+            "; ".join(parts) if parts else "")
+
+
 def cell_section(cell):
     setup = [f"{k} {cell[k]}" for k in ("profile", "disk") if cell[k]]
     lines = [cell_heading(cell), "",
              "; ".join(setup + [f"baseline {cell['baseline']}"]), ""]
+    gain = queue_gain_line(cell)
+    if gain:
+        lines += [gain, ""]
     for metric, info in cell["metrics"].items():
         unit = f" [{info['unit']}]" if info["unit"] else ""
         lines += [f"**{metric}**{unit}, {better_arrow(metric)}", ""]

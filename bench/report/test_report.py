@@ -794,6 +794,29 @@ class CollectGuards(unittest.TestCase):
         self.assertIn("preparing c failed", done.stderr)
 
 
+class QueueGain(unittest.TestCase):
+    """The physics line of a device-read cell: IOPS at each queue depth
+    against the shallowest."""
+
+    def records(self, iops):
+        return [{"cell": "physics-ncq", "scheduler": "none", "rep": 1,
+                 "profile": "hdd-ncq", "disk": "sata", "threads": qd,
+                 "title": "device-read 4k",
+                 "metrics": {"device_iops": value}}
+                for qd, value in iops.items()]
+
+    def test_gain_at_each_depth(self):
+        cell, = report.aggregate(self.records({1: 80, 16: 132, 32: 130}),
+                                 "none")
+        self.assertEqual(report.queue_gain_line(cell),
+                         "Queue gain against QD1: none QD16 1.65x, "
+                         "QD32 1.62x")
+
+    def test_no_line_for_one_depth(self):
+        cell, = report.aggregate(self.records({4: 80}), "none")
+        self.assertEqual(report.queue_gain_line(cell), "")
+
+
 class Helpers(unittest.TestCase):
     def test_direction_from_name(self):
         self.assertTrue(report.is_lower_better("writer_lat_max_ms"))

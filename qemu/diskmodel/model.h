@@ -16,6 +16,12 @@
 
 #define DM_MAX_SPINDLES	16
 #define DM_MAX_CHANNELS	32
+/*
+ * The most requests the guest can have at the model at once: QEMU's NBD
+ * client keeps 16 in flight (MAX_NBD_REQUESTS), as many as nbdkit's
+ * default 16 threads serve. A deeper device queue would never fill.
+ */
+#define DM_TRANSPORT_DEPTH	16
 
 enum dm_kind {
 	DM_RAW,		/* completes on arrival */

@@ -28,9 +28,10 @@ static const struct dm_profile profiles[] = {
 	},
 	{
 		.name = "hdd-ncq",
-		.desc = "one 7200 rpm disk, 32-deep NCQ, shortest seek first",
+		.desc = "one 7200 rpm disk, 16-deep NCQ, shortest seek first",
 		HDD_7200, .spindles = 1,
-		.depth = 32, .policy = DM_SSF, .max_wait_ns = 500 * MS,
+		.depth = DM_TRANSPORT_DEPTH, .policy = DM_SSF,
+		.max_wait_ns = 500 * MS,
 	},
 	{
 		.name = "raid4", .desc = "RAID-0 of 4 such disks, 64 KiB stripe",

@@ -451,9 +451,21 @@ static void test_ssf_reorders(void **state)
 	overtake("hdd", false);
 }
 
+/* A queue deeper than the transport delivers would never fill. */
+static void test_queues_fit_the_transport(void **state)
+{
+	const struct dm_profile *p;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; (p = dm_profile_at(i)); i++)
+		assert_in_range(p->depth, 0, DM_TRANSPORT_DEPTH);
+}
+
 static void test_ssf_throughput_and_aging(void **state)
 {
-	struct load l = { .qd = 32, .n = 3000, .len = 4096, .seed = 11 };
+	struct load l = { .qd = DM_TRANSPORT_DEPTH, .n = 3000, .len = 4096,
+			  .seed = 11 };
 	struct result r;
 	double fifo, ssf;
 
@@ -463,11 +475,11 @@ static void test_ssf_throughput_and_aging(void **state)
 	l.profile = "hdd-ncq";
 	r = run(&l);
 	ssf = l.n / ((double)r.elapsed / SEC);
-	print_message("QD32 4 KiB random: FIFO %.0f IOPS, SSF %.0f IOPS, SSF max latency %.0f ms\n",
-		      fifo, ssf, (double)r.max_latency / MS);
+	print_message("QD%u 4 KiB random: FIFO %.0f IOPS, SSF %.0f IOPS, SSF max latency %.0f ms\n",
+		      l.qd, fifo, ssf, (double)r.max_latency / MS);
 	assert_true(ssf > 1.5 * fifo);
 	/* aging at 500 ms bounds the wait: then at most depth more */
-	assert_true(r.max_latency < 500 * MS + 32 * 30 * MS);
+	assert_true(r.max_latency < 500 * MS + DM_TRANSPORT_DEPTH * 30 * MS);
 	free(r.done);
 }
 
@@ -488,6 +500,7 @@ int main(void)
 		cmocka_unit_test(test_raw_and_lookup),
 		cmocka_unit_test(test_rotational_profiles),
 		cmocka_unit_test(test_ssf_reorders),
+		cmocka_unit_test(test_queues_fit_the_transport),
 		cmocka_unit_test(test_ssf_throughput_and_aging),
 	};
 
