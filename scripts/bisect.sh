@@ -1,12 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Every patch of the exported series builds, and the C files it adds or
-# changes compile without W=1 warnings: push the series one patch at a time
-# onto the tree make export checked, and build incrementally (ccache) after
-# each, except after a patch that touches only documentation, selftests
-# and MAINTAINERS. Symbols of later patches are simply absent from
-# earlier configs.
-# TAP on stdout, two lines per patch. Run after scripts/export.sh.
+# Every patch of the exported series builds, the kernel C files it adds or
+# changes are compiled at that patch and without W=1 warnings, and every
+# path it names exists once it is applied: push the series one patch at a
+# time onto the tree make export checked, and build incrementally (ccache)
+# after each, except after a patch that touches only documentation,
+# selftests and MAINTAINERS. Symbols of later patches are simply absent
+# from earlier configs.
+# TAP on stdout, three lines per patch. Run after scripts/export.sh.
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=scripts/kbuild-lib.sh
 . "$TOP/scripts/kbuild-lib.sh"
@@ -21,16 +22,64 @@ guest_fragments
 
 tquilt() { (cd "$TREE" && QUILT_PATCHES=$OUT/quilt quilt "$@"); }
 
-# Objects, built in this config, of the C files that patch $1 touches.
-patch_objects()
+# The object that compiles kernel C file $1: its own, or that of the file
+# in its directory that #includes it (a KUnit suite included at the end
+# of the code it tests); nothing if neither was built in this config.
+object_of()
 {
-	local f
-	for f in $(tquilt files "$1"); do
-		case "$f" in
-		*.c) [ -f "$OBJ/${f%.c}.o" ] && echo "${f%.c}.o" ;;
-		esac
+	local c=$1 includer
+	if [ -f "$OBJ/${c%.c}.o" ]; then
+		echo "${c%.c}.o"
+		return
+	fi
+	for includer in $(grep -l "^#include \"${c##*/}\"" "$TREE/${c%/*}"/*.c 2>/dev/null); do
+		includer=${includer#"$TREE"/}
+		[ -f "$OBJ/${includer%.c}.o" ] && echo "${includer%.c}.o" && return
 	done
 	true
+}
+
+# The kernel C files (not user space: tools/, scripts/) patch $1 touches.
+patch_kernel_sources()
+{
+	tquilt files "$1" | grep '\.c$' | grep -Ev '^(tools|scripts|Documentation)/' || true
+}
+
+# Objects, built in this config, of the C files that patch $1 touches;
+# fails, naming them, if some were not compiled at all.
+patch_objects()
+{
+	local c obj missing=()
+	for c in $(patch_kernel_sources "$1"); do
+		obj=$(object_of "$c")
+		if [ -n "$obj" ]; then
+			echo "$obj"
+		else
+			missing+=("$c")
+		fi
+	done
+	[ ${#missing[@]} = 0 ] && return 0
+	echo "not compiled at this patch (nothing in the config builds it): ${missing[*]}" >&2
+	return 1
+}
+
+# Tree paths that the lines patch $1 adds name (Kconfig help, MAINTAINERS
+# F: patterns, comments, documentation), each once.
+named_paths()
+{
+	grep '^+' "$OUT/quilt/$1" | grep -v '^+++ ' |
+		grep -oE '(^|[^A-Za-z0-9_./-])(Documentation|block|mm|include|kernel|lib|drivers|fs|tools|arch|scripts)/[A-Za-z0-9_./*-]*[A-Za-z0-9_*]' |
+		sed -E 's|^[^A-Za-z]||' | sort -u
+}
+
+# Print the paths patch $1 names that do not exist in the tree it leaves.
+missing_paths()
+{
+	local path
+	for path in $(named_paths "$1"); do
+		# shellcheck disable=SC2086 # F: patterns are globs
+		compgen -G "$TREE/$path" >/dev/null || echo "$path"
+	done
 }
 
 # Whether patch $1 only touches files that the kernel build does not read:
@@ -79,12 +128,25 @@ for p in $(series_patches); do
 		built=no
 	fi
 	n=$((n + 1))
-	# shellcheck disable=SC2046
-	if out=$(w1_clean $(patch_objects "$p")); then
+	if ! objects=$(patch_objects "$p" 2>"$LOGS/bisect-objects.log"); then
+		sed 's/^/# /' "$LOGS/bisect-objects.log"
+		echo "not ok $n W=1 adds no warnings in $p"
+		bad=$((bad + 1))
+	# shellcheck disable=SC2086
+	elif out=$(w1_clean $objects); then
 		echo "ok $n W=1 adds no warnings in $p"
 	else
 		echo "$out" | sed 's/^/# /'
 		echo "not ok $n W=1 adds no warnings in $p"
+		bad=$((bad + 1))
+	fi
+	n=$((n + 1))
+	missing=$(missing_paths "$p")
+	if [ -z "$missing" ]; then
+		echo "ok $n the paths $p names exist"
+	else
+		echo "$missing" | sed 's/^/# missing: /'
+		echo "not ok $n the paths $p names exist"
 		bad=$((bad + 1))
 	fi
 done
