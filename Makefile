@@ -12,8 +12,9 @@
 #   TESTS          make selftest: the iosched kselftests to run (DISK: kind)
 #   KERNEL_IMAGE   boot this bzImage instead of the one built
 #   QUICK=1 PROFILE CELLS SCHEDULERS REPS THREADS SECS   for make bench
+#   A B            make ab: two revisions (with CELLS, REPS, ...)
 
-.PHONY: all run test kunit selftest soak bench shell check export build initramfs deps clean help
+.PHONY: all run test kunit selftest soak bench ab shell check export build initramfs deps clean help
 
 all: run
 
@@ -34,6 +35,9 @@ soak:
 
 bench:
 	@scripts/bench.sh
+
+ab:
+	@scripts/ab.sh
 
 shell:
 	@scripts/shell.sh
@@ -62,4 +66,4 @@ clean:
 
 help:
 	@sed -n 's/^#   /  /p' Makefile
-	@echo "targets: run test kunit selftest soak bench shell check export build initramfs deps clean"
+	@echo "targets: run test kunit selftest soak bench ab shell check export build initramfs deps clean"

@@ -13,6 +13,8 @@
 #                    default 5 for the cells of a target, 3 for the rest
 #   THREADS="1,4"    override the cells' thread counts
 #   SECS=5           override the cells' runtimes
+#   REP_FROM=1       number of the first repetition (make ab runs one
+#                    repetition per boot, each with its own number)
 . "$(dirname "$0")/lib.sh"
 . "$TOP/scripts/qemu-lib.sh"
 
@@ -56,9 +58,9 @@ check_names()
 validate()
 {
 	local n
-	for n in "${REPS:-1}" ${SECS:-1} $(words "${THREADS:-1}"); do
+	for n in "${REPS:-1}" "${REP_FROM:-1}" ${SECS:-1} $(words "${THREADS:-1}"); do
 		case "$n" in
-		'' | *[!0-9]* | 0) die "REPS, SECS and THREADS take positive whole numbers, not '$n'" ;;
+		'' | *[!0-9]* | 0) die "REPS, REP_FROM, SECS and THREADS take positive whole numbers, not '$n'" ;;
 		esac
 	done
 	check_names cell "${CELLS:-}" "$(cells | tr '\n' ' ')"
@@ -130,7 +132,7 @@ cell_reps()
 # Write one plan file per boot group: $RUN/plan/<profile>_<disk>_<mem>.
 write_plans()
 {
-	local cell job profile profiles disk mem threads bs secs t rep s
+	local cell job profile profiles disk mem threads bs secs t rep s first
 	TARGET_CELLS=$(python3 "$TOP/bench/report/report.py" --target-cells) ||
 		die "bench/report/report.py --target-cells failed"
 	mkdir -p "$RUN/plan"
@@ -153,7 +155,8 @@ write_plans()
 		[ "$QUICK" = 1 ] && [ -z "${PROFILE:-}" ] && profiles=${profiles%% *}
 		for profile in $profiles; do
 			selected "$profile" "${PROFILE:-}" || continue
-			for rep in $(seq "$(cell_reps "$cell" "$profile")"); do
+			first=${REP_FROM:-1}
+			for rep in $(seq "$first" $((first + $(cell_reps "$cell" "$profile") - 1))); do
 				for t in $(words "$threads"); do
 					for s in $(rotated_schedulers "$rep"); do
 						echo "$cell $job $t $bs $secs $s $rep"

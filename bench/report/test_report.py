@@ -6,6 +6,7 @@ jobs' completion gaps.
 Run: python3 -m unittest discover -s bench/report -v
 """
 
+import importlib.util
 import json
 import math
 import os
@@ -815,6 +816,72 @@ class QueueGain(unittest.TestCase):
     def test_no_line_for_one_depth(self):
         cell, = report.aggregate(self.records({4: 80}), "none")
         self.assertEqual(report.queue_gain_line(cell), "")
+
+
+class ABReport(unittest.TestCase):
+    """bench/ab-report.py: each figure of B against the same of A."""
+
+    @classmethod
+    def setUpClass(cls):
+        spec = importlib.util.spec_from_file_location(
+            "ab_report", os.path.join(BENCH, "ab-report.py"))
+        cls.ab = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(cls.ab)
+
+    def run_dir(self, figures):
+        """results.jsonl with one record per (side, value) of @figures."""
+        run = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, run)
+        with open(os.path.join(run, "results.jsonl"), "w") as out:
+            for side, metric, value in figures:
+                out.write(json.dumps({
+                    "ab": side, "cell": "c", "profile": "hdd",
+                    "disk": "sata", "threads": 4, "scheduler": "mq-cfq",
+                    "metrics": {metric: value}}) + "\n")
+        return run
+
+    def rows(self, figures):
+        run = self.run_dir(figures)
+        return self.ab.ratios(self.ab.load(os.path.join(run,
+                                                        "results.jsonl")))
+
+    def test_ratio_and_interval(self):
+        row, = self.rows([("A", "reader_kbps", v) for v in (90, 100, 110)] +
+                         [("B", "reader_kbps", v) for v in (180, 200, 220)])
+        self.assertAlmostEqual(row["ratio"], 2.0)
+        low, high = row["interval"]
+        self.assertLess(low, 2.0)
+        self.assertGreater(high, 2.0)
+        self.assertEqual(self.ab.verdict(row), "B better")
+
+    def test_lower_is_better_and_noise(self):
+        row, = self.rows([("A", "reader_lat_max_ms", v) for v in (50, 100)] +
+                         [("B", "reader_lat_max_ms", v) for v in (60, 90)])
+        self.assertEqual(self.ab.verdict(row), "same")
+        row, = self.rows([("A", "reader_lat_max_ms", v) for v in (99, 101)] +
+                         [("B", "reader_lat_max_ms", v) for v in (49, 51)])
+        self.assertEqual(self.ab.verdict(row), "B better")
+
+    def test_figure_on_one_side_only_is_left_out(self):
+        self.assertEqual(self.rows([("A", "reader_kbps", 1),
+                                    ("B", "writer_kbps", 1)]), [])
+
+    def test_command_line(self):
+        run = self.run_dir([("A", "reader_kbps", 100), ("B", "reader_kbps",
+                                                        120)])
+        done = subprocess.run([sys.executable,
+                               os.path.join(BENCH, "ab-report.py"), run],
+                              capture_output=True, text=True, check=False,
+                              env=dict(os.environ, PATH=""))
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("c [hdd/sata] at 4 mq-cfq reader_kbps: A 100, B 120, "
+                      "B/A 1.20x (one run each: no interval): untold",
+                      done.stdout)
+        self.assertTrue(os.path.isfile(os.path.join(run, "ab-report.md")))
+        done = subprocess.run([sys.executable,
+                               os.path.join(BENCH, "ab-report.py"), "/nope"],
+                              capture_output=True, text=True, check=False)
+        self.assertEqual(done.returncode, 2)
 
 
 class Helpers(unittest.TestCase):
