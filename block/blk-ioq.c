@@ -270,16 +270,25 @@ EXPORT_SYMBOL_GPL(ioq_par_units);
  * @l: the layout to set
  * @io_min: the chunk size in bytes (queue_io_min())
  * @io_opt: the full stripe in bytes (queue_io_opt())
+ * @rotational: whether the device spins
  *
- * A device reports a layout when its full stripe is at least two chunks
- * of whole sectors and at most %IOQ_PAR_MAX_UNITS; otherwise @l says one
- * unit and no chunk.
+ * A rotational device reports a layout when its full stripe is at least
+ * two chunks of whole sectors and at most %IOQ_PAR_MAX_UNITS; otherwise
+ * @l says one unit and no chunk.  Flash (an NVMe drive with an optimal
+ * write size, an SSD with an erase block) reports such sizes without
+ * being an array of independent units, and its parallelism is measured
+ * instead.
  */
 void ioq_layout_init(struct ioq_layout *l, unsigned int io_min,
-		     unsigned int io_opt)
+		     unsigned int io_opt, bool rotational)
 {
 	l->chunk_sectors = 0;
 	l->units = 1;
+	l->io_min = io_min;
+	l->io_opt = io_opt;
+	l->rotational = rotational;
+	if (!rotational)
+		return;
 	if (io_min < SECTOR_SIZE || io_min % SECTOR_SIZE || io_opt % io_min)
 		return;
 	if (io_opt / io_min < 2 || io_opt / io_min > IOQ_PAR_MAX_UNITS)
@@ -288,6 +297,28 @@ void ioq_layout_init(struct ioq_layout *l, unsigned int io_min,
 	l->units = io_opt / io_min;
 }
 EXPORT_SYMBOL_GPL(ioq_layout_init);
+
+/**
+ * ioq_layout_update - take @q's layout anew if its topology changed
+ * @l: the layout, set before by ioq_layout_init()
+ * @q: the request queue it describes
+ *
+ * Queue limits change while a scheduler is attached (a RAID reshaped, a
+ * disk revalidated, queue/rotational written); a policy calls this where
+ * it uses the layout.  Returns true when the layout was taken anew.
+ */
+bool ioq_layout_update(struct ioq_layout *l, struct request_queue *q)
+{
+	unsigned int io_min = queue_io_min(q), io_opt = queue_io_opt(q);
+	bool rotational = !blk_queue_nonrot(q);
+
+	if (io_min == l->io_min && io_opt == l->io_opt &&
+	    rotational == l->rotational)
+		return false;
+	ioq_layout_init(l, io_min, io_opt, rotational);
+	return true;
+}
+EXPORT_SYMBOL_GPL(ioq_layout_update);
 
 /* The unit that holds sector @pos; 0 without a layout. */
 unsigned int ioq_layout_unit(const struct ioq_layout *l, sector_t pos)

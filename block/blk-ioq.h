@@ -100,15 +100,21 @@ unsigned int ioq_par_units(const struct ioq_par_est *e, unsigned int prior);
  * io_opt.  A policy that knows it can keep a process's sequential run on
  * one unit together while the other units serve other processes.  With
  * parity (RAID-5/6) the unit is a position in the stripe rather than a
- * disk, which still keeps the chunks of one stripe apart.
+ * disk, which still keeps the chunks of one stripe apart.  Only a
+ * rotational device is taken for an array on its topology alone.
  */
 struct ioq_layout {
 	unsigned int chunk_sectors;	/* 0: no layout reported */
 	unsigned int units;		/* 1 without a layout */
+	/* the topology the layout was taken from */
+	unsigned int io_min;
+	unsigned int io_opt;
+	bool rotational;
 };
 
 void ioq_layout_init(struct ioq_layout *l, unsigned int io_min,
-		     unsigned int io_opt);
+		     unsigned int io_opt, bool rotational);
+bool ioq_layout_update(struct ioq_layout *l, struct request_queue *q);
 unsigned int ioq_layout_unit(const struct ioq_layout *l, sector_t pos);
 
 /*

@@ -291,7 +291,7 @@ static void ioq_test_layout_raid(struct kunit *test)
 {
 	struct ioq_layout l;
 
-	ioq_layout_init(&l, 64 * 1024, 256 * 1024);
+	ioq_layout_init(&l, 64 * 1024, 256 * 1024, true);
 	KUNIT_EXPECT_EQ(test, l.chunk_sectors, 128U);
 	KUNIT_EXPECT_EQ(test, l.units, 4U);
 	KUNIT_EXPECT_EQ(test, ioq_layout_unit(&l, 0), 0U);
@@ -319,11 +319,25 @@ static void ioq_test_layout_none(struct kunit *test)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(topologies); i++) {
-		ioq_layout_init(&l, topologies[i][0], topologies[i][1]);
+		ioq_layout_init(&l, topologies[i][0], topologies[i][1], true);
 		KUNIT_EXPECT_EQ_MSG(test, l.chunk_sectors, 0U, "case %u", i);
 		KUNIT_EXPECT_EQ_MSG(test, l.units, 1U, "case %u", i);
 		KUNIT_EXPECT_EQ(test, ioq_layout_unit(&l, 4096), 0U);
 	}
+}
+
+/*
+ * Flash reporting what would be a four-unit stripe on a disk (an NVMe
+ * optimal write size, an SSD erase block) is no array of spindles.
+ */
+static void ioq_test_layout_flash(struct kunit *test)
+{
+	struct ioq_layout l;
+
+	ioq_layout_init(&l, 64 * 1024, 256 * 1024, false);
+	KUNIT_EXPECT_EQ(test, l.chunk_sectors, 0U);
+	KUNIT_EXPECT_EQ(test, l.units, 1U);
+	KUNIT_EXPECT_EQ(test, ioq_layout_unit(&l, 3 * 128), 0U);
 }
 
 static struct request *ioq_test_rq(struct kunit *test, struct ioq *ioq,
@@ -406,6 +420,7 @@ static struct kunit_case ioq_test_cases[] = {
 	KUNIT_CASE(ioq_test_request_due),
 	KUNIT_CASE(ioq_test_layout_raid),
 	KUNIT_CASE(ioq_test_layout_none),
+	KUNIT_CASE(ioq_test_layout_flash),
 	{}
 };
 

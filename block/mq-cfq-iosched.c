@@ -231,7 +231,7 @@ struct cfq_data {
 	u64 last_nonidle_ns;		/* RT or BE request out or done */
 	struct ioq_par_est par;
 	u64 probe_start_ns;
-	struct ioq_layout layout;	/* read when the scheduler is attached */
+	struct ioq_layout layout;	/* taken anew when the limits change */
 	struct cfq_unit units[IOQ_PAR_MAX_UNITS];
 	struct cfq_expiry_stats expired[2][CFQ_NR_EXPIRIES];	/* [sync] */
 
@@ -1040,12 +1040,29 @@ static struct cfq_queue *cfq_select_queue(struct cfq_data *cfqd, u64 now)
 	return cfqq;
 }
 
+/*
+ * Queue limits can change under the scheduler (a RAID reshaped, a disk
+ * revalidated, queue/rotational written): take the layout anew before
+ * choosing by it.  Requests in flight keep the unit they were counted
+ * on; the old layout's reservations are dropped.
+ */
+static void cfq_update_layout(struct cfq_data *cfqd)
+{
+	unsigned int i;
+
+	if (!ioq_layout_update(&cfqd->layout, cfqd->queue))
+		return;
+	for (i = 0; i < IOQ_PAR_MAX_UNITS; i++)
+		cfqd->units[i].owner = NULL;
+}
+
 static struct request *cfq_dispatch_queued(struct cfq_data *cfqd, u64 now)
 {
 	struct cfq_queue *cfqq;
 
 	if (!cfqd->queued)
 		return NULL;
+	cfq_update_layout(cfqd);
 	cfqq = cfq_select_queue(cfqd, now);
 	if (!cfqq || !cfq_may_dispatch(cfqd, cfqq, now))
 		return NULL;
@@ -1593,7 +1610,8 @@ static void cfq_init_data(struct cfq_data *cfqd, struct request_queue *q)
 	}
 	cfq_init_queue(cfqd, &cfqd->oom_queue, true, CFQ_BE, IOPRIO_BE_NORM);
 	ioq_par_init(&cfqd->par);
-	ioq_layout_init(&cfqd->layout, queue_io_min(q), queue_io_opt(q));
+	ioq_layout_init(&cfqd->layout, queue_io_min(q), queue_io_opt(q),
+			!blk_queue_nonrot(q));
 	hrtimer_init(&cfqd->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	cfqd->timer.function = cfq_timer_fn;
 }
