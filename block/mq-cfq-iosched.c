@@ -1283,9 +1283,19 @@ static int cfq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
 static void cfq_exit_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
 {
 	struct cfq_data *cfqd = hctx->queue->elevator->elevator_data;
+	unsigned long flags;
 
-	/* The queue is frozen and every lock holder has caught up. */
-	WARN_ON_ONCE(!llist_empty(&cfqd->done));
+	/*
+	 * The queue is frozen, yet a completion may have left its record to
+	 * a sched/ debugfs reader that still holds the lock (those files go
+	 * after this).  Account for it here, after that reader, so that no
+	 * one walks the records once their slots are freed.  No run of the
+	 * queue is due: it is going away.
+	 */
+	spin_lock_irqsave(&cfqd->lock, flags);
+	cfq_account_deferred(cfqd);
+	cfqd->rerun = false;
+	spin_unlock_irqrestore(&cfqd->lock, flags);
 	kvfree(hctx->sched_data);
 	hctx->sched_data = NULL;
 }

@@ -5,7 +5,10 @@
 # (verify=crc32c) in a mixed random read/write load and reads them back,
 # once under each scheduler the disk lists, with a buffered reader beside
 # it and nr_requests and read_ahead_kb rewritten every 200 ms; then once
-# more while the scheduler is switched round-robin every 100 ms.
+# more while the scheduler is switched round-robin every 100 ms and two
+# processes read every file of the disk's scheduler debugfs directories
+# (they take the scheduler's lock while switches tear it down: on the
+# debug kernel, KASAN reports a reader that outlives what it reads).
 #
 # Environment: IOSCHED_DISK (e.g. "sda"), IOSCHED_VERIFY_SECONDS (each
 # scheduler's run, default 20), IOSCHED_STORM_SECONDS (the switching run,
@@ -41,6 +44,16 @@ switch_storm()
 	return $failed
 }
 
+# Read every file of the disk's scheduler debugfs directories in a loop
+# while process $1 runs; files vanish and reappear with each switch.
+debugfs_reader()
+{
+	dir=/sys/kernel/debug/block/$DISK
+	while kill -0 "$1" 2>/dev/null; do
+		cat "$dir"/sched/* "$dir"/hctx*/sched* >/dev/null 2>&1
+	done
+}
+
 if [ -z "$DISK" ] || [ ! -w "/sys/block/$DISK/queue/scheduler" ]; then
 	ktap_skip_all "IOSCHED_DISK does not name a disk with a scheduler"
 	exit "$KSFT_SKIP"
@@ -59,12 +72,19 @@ for s in $(schedulers "$DISK"); do
 	verify_under_churn "$DISK" "$SECONDS_PER_RUN" "$LOG" "$s"
 done
 
+[ -d /sys/kernel/debug/block ] ||
+	mount -t debugfs none /sys/kernel/debug 2>/dev/null
 fio_verify "$DISK" "$STORM_SECONDS" "$LOG" &
 fio_pid=$!
+debugfs_reader $fio_pid &
+reader1=$!
+debugfs_reader $fio_pid &
+reader2=$!
 switch_storm $fio_pid
 storm=$?
 wait $fio_pid
 status=$?
+wait $reader1 $reader2
 [ $storm -eq 0 ] || status=1
 report_fio $status "$LOG" "$DISK: fio verify while switching schedulers every ${SWITCH_INTERVAL}s"
 
