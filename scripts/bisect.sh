@@ -5,8 +5,10 @@
 # path it names exists once it is applied: push the series one patch at a
 # time onto the tree make export checked, and build incrementally (ccache)
 # after each, except after a patch that touches only documentation,
-# selftests and MAINTAINERS. Symbols of later patches are simply absent
-# from earlier configs.
+# selftests and MAINTAINERS. The configuration is configs/bisect.config
+# with configs/distro.config: the code the series touches, without the
+# guest's drivers (the guest kernel is built whole by make build). Symbols
+# of later patches are simply absent from earlier configs.
 # TAP on stdout, three lines per patch. Run after scripts/export.sh.
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=scripts/kbuild-lib.sh
@@ -16,7 +18,7 @@ OUT=$BUILD/export
 TREE=$OUT/linux
 OBJ=$OUT/obj
 export DEBUG=0
-guest_fragments
+bisect_fragments
 
 [ -d "$TREE/.pc" ] || die "no exported tree in ${TREE#"$TOP"/}; run scripts/export.sh first"
 

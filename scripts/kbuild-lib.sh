@@ -26,6 +26,13 @@ guest_fragments()
 	fi
 }
 
+# The per-patch build check's fragments (scripts/bisect.sh): the series'
+# code with distribution options, without the guest's drivers.
+bisect_fragments()
+{
+	FRAGMENTS=("$TOP/configs/bisect.config" "$TOP/configs/distro.config")
+}
+
 # Every "CONFIG_X=v" and "# CONFIG_X is not set" of the fragments, normalised.
 requested_symbols()
 {
