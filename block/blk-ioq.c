@@ -299,19 +299,22 @@ void ioq_layout_init(struct ioq_layout *l, unsigned int io_min,
 EXPORT_SYMBOL_GPL(ioq_layout_init);
 
 /**
- * ioq_layout_update - take @q's layout anew if its topology changed
+ * ioq_layout_update - take the layout anew if the topology changed
  * @l: the layout, set before by ioq_layout_init()
- * @q: the request queue it describes
+ * @io_min: the chunk size in bytes, now
+ * @io_opt: the full stripe in bytes, now
+ * @rotational: whether the device spins, now
  *
- * Queue limits change while a scheduler is attached (a RAID reshaped, a
- * disk revalidated, queue/rotational written); a policy calls this where
- * it uses the layout.  Returns true when the layout was taken anew.
+ * Queue limits change while a scheduler is attached (a RAID controller's
+ * volume rescanned, a disk revalidated, queue/rotational written); a
+ * policy calls this with the current limits where it uses the layout.
+ *
+ * Context: the caller serialises its calls on @l.
+ * Return: true when the layout was taken anew.
  */
-bool ioq_layout_update(struct ioq_layout *l, struct request_queue *q)
+bool ioq_layout_update(struct ioq_layout *l, unsigned int io_min,
+		       unsigned int io_opt, bool rotational)
 {
-	unsigned int io_min = queue_io_min(q), io_opt = queue_io_opt(q);
-	bool rotational = !blk_queue_nonrot(q);
-
 	if (io_min == l->io_min && io_opt == l->io_opt &&
 	    rotational == l->rotational)
 		return false;

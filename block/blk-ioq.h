@@ -114,7 +114,8 @@ struct ioq_layout {
 
 void ioq_layout_init(struct ioq_layout *l, unsigned int io_min,
 		     unsigned int io_opt, bool rotational);
-bool ioq_layout_update(struct ioq_layout *l, struct request_queue *q);
+bool ioq_layout_update(struct ioq_layout *l, unsigned int io_min,
+		       unsigned int io_opt, bool rotational);
 unsigned int ioq_layout_unit(const struct ioq_layout *l, sector_t pos);
 
 /*

@@ -340,6 +340,27 @@ static void ioq_test_layout_flash(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ioq_layout_unit(&l, 3 * 128), 0U);
 }
 
+/* A layout is taken anew only when the topology it came from changed. */
+static void ioq_test_layout_update(struct kunit *test)
+{
+	struct ioq_layout l;
+
+	ioq_layout_init(&l, 64 * 1024, 256 * 1024, true);
+	KUNIT_EXPECT_FALSE(test, ioq_layout_update(&l, 64 * 1024, 256 * 1024,
+						   true));
+	KUNIT_EXPECT_EQ(test, l.units, 4U);
+	/* queue/rotational written: flash is no array */
+	KUNIT_EXPECT_TRUE(test, ioq_layout_update(&l, 64 * 1024, 256 * 1024,
+						  false));
+	KUNIT_EXPECT_EQ(test, l.units, 1U);
+	KUNIT_EXPECT_EQ(test, l.chunk_sectors, 0U);
+	/* a volume rescanned with another stripe */
+	KUNIT_EXPECT_TRUE(test, ioq_layout_update(&l, 64 * 1024, 512 * 1024,
+						  true));
+	KUNIT_EXPECT_EQ(test, l.units, 8U);
+	KUNIT_EXPECT_EQ(test, l.chunk_sectors, 128U);
+}
+
 static struct request *ioq_test_rq(struct kunit *test, struct ioq *ioq,
 				   sector_t pos)
 {
@@ -421,6 +442,7 @@ static struct kunit_case ioq_test_cases[] = {
 	KUNIT_CASE(ioq_test_layout_raid),
 	KUNIT_CASE(ioq_test_layout_none),
 	KUNIT_CASE(ioq_test_layout_flash),
+	KUNIT_CASE(ioq_test_layout_update),
 	{}
 };
 

@@ -140,7 +140,8 @@ struct cfq_queue {
 
 /* One unit of a striped device: who it is reserved for, and until when. */
 struct cfq_unit {
-	const struct cfq_queue *owner;	/* cleared when the queue is freed */
+	/* cleared when the queue is freed or the layout changes */
+	const struct cfq_queue *owner;
 	unsigned int in_flight;
 	u64 free_at_ns;			/* once nothing is in flight */
 };
@@ -395,7 +396,7 @@ static void cfq_release_units(struct cfq_data *cfqd,
 {
 	unsigned int i;
 
-	for (i = 0; i < cfqd->layout.units; i++)
+	for (i = 0; i < ARRAY_SIZE(cfqd->units); i++)
 		if (cfqd->units[i].owner == cfqq)
 			cfqd->units[i].owner = NULL;
 }
@@ -1041,19 +1042,28 @@ static struct cfq_queue *cfq_select_queue(struct cfq_data *cfqd, u64 now)
 }
 
 /*
- * Queue limits can change under the scheduler (a RAID reshaped, a disk
- * revalidated, queue/rotational written): take the layout anew before
- * choosing by it.  Requests in flight keep the unit they were counted
- * on; the old layout's reservations are dropped.
+ * Queue limits can change under the scheduler (a RAID controller's volume
+ * rescanned, a disk revalidated, queue/rotational written): take the
+ * layout anew before choosing by it.  Requests in flight keep the unit
+ * they were counted on; the old layout's reservations are dropped.
+ * Limits change with the queue frozen, and requests are queued here, so
+ * the reads cannot race with an update; a torn read would only be taken
+ * anew at the next dispatch.
  */
 static void cfq_update_layout(struct cfq_data *cfqd)
 {
+	struct request_queue *q = cfqd->queue;
 	unsigned int i;
 
-	if (!ioq_layout_update(&cfqd->layout, cfqd->queue))
+	lockdep_assert_held(&cfqd->lock);
+	if (!ioq_layout_update(&cfqd->layout, data_race(queue_io_min(q)),
+			       data_race(queue_io_opt(q)),
+			       !data_race(blk_queue_nonrot(q))))
 		return;
-	for (i = 0; i < IOQ_PAR_MAX_UNITS; i++)
+	for (i = 0; i < ARRAY_SIZE(cfqd->units); i++) {
 		cfqd->units[i].owner = NULL;
+		cfqd->units[i].free_at_ns = 0;
+	}
 }
 
 static struct request *cfq_dispatch_queued(struct cfq_data *cfqd, u64 now)
@@ -1283,19 +1293,19 @@ static int cfq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
 static void cfq_exit_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
 {
 	struct cfq_data *cfqd = hctx->queue->elevator->elevator_data;
-	unsigned long flags;
 
 	/*
 	 * The queue is frozen, yet a completion may have left its record to
 	 * a sched/ debugfs reader that still holds the lock (those files go
 	 * after this).  Account for it here, after that reader, so that no
-	 * one walks the records once their slots are freed.  No run of the
-	 * queue is due: it is going away.
+	 * one walks the records once their slots are freed; the first
+	 * hardware queue's call drains the records of all.  Nothing is
+	 * queued, so no run of the queue is due.
 	 */
-	spin_lock_irqsave(&cfqd->lock, flags);
+	spin_lock_irq(&cfqd->lock);
 	cfq_account_deferred(cfqd);
 	cfqd->rerun = false;
-	spin_unlock_irqrestore(&cfqd->lock, flags);
+	spin_unlock_irq(&cfqd->lock);
 	kvfree(hctx->sched_data);
 	hctx->sched_data = NULL;
 }

@@ -44,13 +44,15 @@ switch_storm()
 	return $failed
 }
 
-# Read every file of the disk's scheduler debugfs directories in a loop
-# while process $1 runs; files vanish and reappear with each switch.
+# Read every file of the disk's scheduler debugfs directories (not
+# hctx*/sched_tags*, whose readers wait for the switch's sysfs_lock) in a
+# loop while process $1 runs; files vanish and reappear with each switch.
 debugfs_reader()
 {
 	dir=/sys/kernel/debug/block/$DISK
 	while kill -0 "$1" 2>/dev/null; do
-		cat "$dir"/sched/* "$dir"/hctx*/sched* >/dev/null 2>&1
+		cat "$dir"/sched/* "$dir"/hctx*/sched/* >/dev/null 2>&1
+		sleep 0.01
 	done
 }
 
