@@ -470,6 +470,11 @@ TARGETS = (
       ("writer_kbps", 0.95, "mq-deadline"))),
     ("T17", "nullblk-iops", "raw", None,
      (("nullb_iops", 0.9, "mq-deadline"), ("nullb_iops", 2.0, "bfq"))),
+    # Issue 30, item 2: writeback is not starved by random readers.
+    ("T18", "seed001-starve", "hdd", None,
+     (("writer_kbps", 0.5, "mq-deadline"),
+      ("writer_lat_max_ms", 2.0, "mq-deadline"),
+      ("reader_kbps", 0.9, "bfq"))),
 )
 
 # The readahead targets (issue 5), in the same form: the series' adaptive
