@@ -31,7 +31,7 @@ check_seconds VERIFY_SECONDS STORM_SECONDS SOAK_SECONDS DEBUG_SECONDS
 # Tests that bring their own (null_blk) devices, and the soak, run once
 # (on the first disk kind), not per disk kind.
 MACHINE_TESTS=nullb_faults.sh,soak.sh,mq_cfq_depth.sh
-steps=$((7 + ${#kinds[@]}))
+steps=$((5 + ${#kinds[@]}))
 [ ${#debug_kinds[@]} = 0 ] || steps=$((steps + 1 + ${#debug_kinds[@]}))
 
 # Python unittest's verbose log as TAP: one line per test, and the plan
@@ -44,29 +44,78 @@ unittest_to_tap()
 	     /^Ran [0-9]+ tests? in / { print "1.." $2 }' "$1"
 }
 
+# The host-side checks and builds that need no guest: checkpatch, the
+# configuration check, make export and the per-patch builds, then the
+# debug kernel. They run in the background, at the lowest priority,
+# while the guests run: most of a guest stage is timed runs that leave
+# the host's CPUs idle. Their results are counted when they are done.
+host_checks()
+{
+	echo checkpatch >"$HOST_NOW"
+	"$TOP/scripts/check.sh" >"$LOGS/checkpatch.tap" 2>"$LOGS/checkpatch.log" || true
+	echo "the configuration against Debian's" >"$HOST_NOW"
+	"$TOP/scripts/distro-config.sh" >"$LOGS/distro-config.tap" 2>"$LOGS/distro-config.log" || true
+	echo "make export" >"$HOST_NOW"
+	if "$TOP/scripts/export.sh" >"$LOGS/export.log" 2>&1; then
+		printf 'ok 1 make export applies with quilt push -a\n1..1\n' >"$LOGS/export.tap"
+		echo "per-patch builds (log: ${LOGS#"$TOP"/}/bisect-progress.log)" >"$HOST_NOW"
+		BISECT=dirs "$TOP/scripts/bisect.sh" >"$LOGS/bisect.tap" 2>"$LOGS/bisect-progress.log" || true
+	else
+		tail -n 5 "$LOGS/export.log" | sed 's/^/# /' >"$LOGS/export.tap"
+		printf 'not ok 1 make export applies with quilt push -a\n1..1\n' >>"$LOGS/export.tap"
+		printf '1..0\n' >"$LOGS/bisect.tap"
+	fi
+	if [ ${#debug_kinds[@]} -gt 0 ]; then
+		echo "the debug kernel (log: ${LOGS#"$TOP"/}/debug-build.log)" >"$HOST_NOW"
+		DEBUG=1 "$TOP/scripts/build.sh" >"$LOGS/debug-build.log" 2>&1 || true
+	fi
+	echo done >"$HOST_NOW"
+}
+
+# Stop process $1 and all its descendants (the host checks, when make
+# test stops early).
+kill_tree()
+{
+	local child
+	for child in $(pgrep -P "$1" 2>/dev/null); do
+		kill_tree "$child"
+	done
+	kill "$1" 2>/dev/null || true
+}
+
+count_host_checks()
+{
+	next_step "host checks (ran beside the guests): checkpatch --strict, configuration against Debian's, make export, each patch builds and is W=1 clean"
+	local waited=0
+	while kill -0 "$HOST_CHECKS" 2>/dev/null; do
+		[ $((waited % 60)) = 0 ] &&
+			echo "    [host checks] still running: $(cat "$HOST_NOW") ($((SECONDS - start)) s so far)" >&2
+		sleep 5
+		waited=$((waited + 5))
+	done
+	if ! wait "$HOST_CHECKS"; then
+		echo "  FAIL the host checks did not finish (log: ${LOGS#"$TOP"/}/host-checks.log)" >&2
+		failed=$((failed + 1))
+	fi
+	count_tap checkpatch "$LOGS/checkpatch.tap"
+	count_tap "distro config" "$LOGS/distro-config.tap"
+	count_tap "export" "$LOGS/export.tap"
+	count_tap "per-patch builds" "$LOGS/bisect.tap"
+}
+
 # A clean clone's build/ ends at about 12 GiB.
 require_build_space 14 "make test"
 prepare_guest
 
-next_step "checkpatch --strict on the series and the files it adds"
-"$TOP/scripts/check.sh" >"$LOGS/checkpatch.tap" || true
-count_tap checkpatch "$LOGS/checkpatch.tap"
-
-next_step "guest kernel configuration against Debian's (configs/distro-check)"
-"$TOP/scripts/distro-config.sh" >"$LOGS/distro-config.tap" 2>"$LOGS/distro-config.log" || true
-count_tap "distro config" "$LOGS/distro-config.tap"
-
-next_step "exported series: applies to a pristine tree, each patch builds, W=1 clean"
-if "$TOP/scripts/export.sh" >"$LOGS/export.log" 2>&1; then
-	printf 'ok 1 make export applies with quilt push -a\n1..1\n' >"$LOGS/export.tap"
-	"$TOP/scripts/bisect.sh" >"$LOGS/bisect.tap" || true
-else
-	tail -n 5 "$LOGS/export.log" | sed 's/^/# /' >"$LOGS/export.tap"
-	printf 'not ok 1 make export applies with quilt push -a\n1..1\n' >>"$LOGS/export.tap"
-	printf '1..0\n' >"$LOGS/bisect.tap"
-fi
-count_tap "export" "$LOGS/export.tap"
-count_tap "per-patch builds" "$LOGS/bisect.tap"
+say "checkpatch, the configuration check, make export, the per-patch builds and the debug kernel build run in the background (log: ${LOGS#"$TOP"/}/host-checks.log)"
+: >"$LOGS/checkpatch.tap" >"$LOGS/distro-config.tap" >"$LOGS/export.tap" >"$LOGS/bisect.tap"
+HOST_NOW=$LOGS/host-checks.now
+(
+	renice -n 19 -p "$BASHPID" >/dev/null
+	host_checks
+) >"$LOGS/host-checks.log" 2>&1 &
+HOST_CHECKS=$!
+trap 'kill_tree "$HOST_CHECKS"' EXIT
 
 next_step "host unit tests: disk model (cmocka), bench report and host scripts (unittest)"
 build_disk_model
@@ -123,13 +172,16 @@ else
 fi
 count_tap "bench smoke" "$LOGS/bench-smoke.tap"
 
+count_host_checks
+
 # The debug kernel (KASAN, lockdep, kmemleak, 30 s hung-task timeout) on
 # a reduced matrix, the kselftests of a disk kind with a shorter storm, to
-# stay within CI's time; "make test DEBUG=1" runs it all.
+# stay within CI's time; "make test DEBUG=1" runs it all. It was built
+# with the host checks.
 if [ ${#debug_kinds[@]} -gt 0 ]; then
 	export DEBUG=1
 	STORM_SECONDS=$DEBUG_SECONDS
-	next_step "debug kernel (configs/debug.config): build"
+	next_step "debug kernel (configs/debug.config): build (log: ${LOGS#"$TOP"/}/debug-build.log)"
 	prepare_guest
 	kind_stages debug- "${debug_kinds[@]}"
 fi
