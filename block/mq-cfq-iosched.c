@@ -738,19 +738,6 @@ static struct cfq_queue *cfq_aged_queue(struct cfq_data *cfqd, u64 now)
 	return NULL;
 }
 
-/*
- * Whether async queue @cfqq's oldest request has waited fifo_expire_async.
- * Due reads come before writeback that is first in virtual time, and a
- * random reader's due read cuts an async slice short, but only until
- * writeback is overdue itself: then it has its turn, and keeps it while
- * it is.  With enough random readers some read is always due, and
- * without this writeback would wait for as long as they read.
- */
-static bool cfq_async_overdue(const struct cfq_queue *cfqq)
-{
-	return ioq_request_due(&cfqq->ioq, 0);
-}
-
 static struct cfq_queue *cfq_next_queue(struct cfq_data *cfqd, u64 now)
 {
 	enum cfq_class class = cfq_next_class(cfqd, now);
@@ -764,7 +751,7 @@ static struct cfq_queue *cfq_next_queue(struct cfq_data *cfqd, u64 now)
 			return cfqq;
 	}
 	cfqq = cfq_tree_first(&cfqd->trees[class]);
-	if (!cfqq->sync && !cfq_async_overdue(cfqq))
+	if (!cfqq->sync)
 		return cfq_due_sync_queue(cfqd, class, false) ?: cfqq;
 	return cfqq;
 }
@@ -1019,7 +1006,7 @@ static struct cfq_queue *cfq_select_queue(struct cfq_data *cfqd, u64 now)
 
 	if (cfqq && cfq_slice_used(cfqd, cfqq, now)) {
 		cfq_expire(cfqd, now, CFQ_EXPIRED_SLICE);
-	} else if (cfqq && !cfqq->sync && !cfq_async_overdue(cfqq) &&
+	} else if (cfqq && !cfqq->sync &&
 		   cfq_due_sync_queue(cfqd, cfqq->class, true)) {
 		/*
 		 * Only a random reader cuts an async slice short.  A streaming
