@@ -1046,9 +1046,9 @@ static struct cfq_queue *cfq_select_queue(struct cfq_data *cfqd, u64 now)
  * rescanned, a disk revalidated, queue/rotational written): take the
  * layout anew before choosing by it.  Requests in flight keep the unit
  * they were counted on; the old layout's reservations are dropped.
- * Limits change with the queue frozen, and requests are queued here, so
- * the reads cannot race with an update; a torn read would only be taken
- * anew at the next dispatch.
+ * Most limit updates freeze the queue, and requests are queued here, so
+ * the reads do not race with them; a read that races with an update
+ * that does not freeze is taken anew at the next dispatch.
  */
 static void cfq_update_layout(struct cfq_data *cfqd)
 {

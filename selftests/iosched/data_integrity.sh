@@ -44,9 +44,11 @@ switch_storm()
 	return $failed
 }
 
-# Read every file of the disk's scheduler debugfs directories (not
-# hctx*/sched_tags*, whose readers wait for the switch's sysfs_lock) in a
-# loop while process $1 runs; files vanish and reappear with each switch.
+# Read every file of the disk's scheduler debugfs directories (sched/,
+# and hctx*/sched/ for schedulers with per-hardware-queue files, such as
+# kyber; not hctx*/sched_tags*, whose readers wait for the switch's
+# sysfs_lock) in a loop while process $1 runs; files vanish and reappear
+# with each switch.
 debugfs_reader()
 {
 	dir=/sys/kernel/debug/block/$DISK
