@@ -1056,9 +1056,8 @@ static void cfq_update_layout(struct cfq_data *cfqd)
 	unsigned int i;
 
 	lockdep_assert_held(&cfqd->lock);
-	if (!ioq_layout_update(&cfqd->layout, data_race(queue_io_min(q)),
-			       data_race(queue_io_opt(q)),
-			       !data_race(blk_queue_nonrot(q))))
+	if (!ioq_layout_update(&cfqd->layout, queue_io_min(q), queue_io_opt(q),
+			       !blk_queue_nonrot(q)))
 		return;
 	for (i = 0; i < ARRAY_SIZE(cfqd->units); i++) {
 		cfqd->units[i].owner = NULL;
