@@ -37,7 +37,10 @@
  * (low_latency) or, for a seeky queue, its oldest request is due
  * (past fifo_expire_sync; with fifo_drain, early enough to complete by
  * it); a queue served for its deadline gets its due requests, not a
- * slice.  A higher class preempts a lower one.  After sync
+ * slice.  That could keep writeback out for as long as reads are due, so
+ * an async queue that dispatched nothing for fifo_expire_async while it
+ * had requests is served next, for an async slice that sync requests do
+ * not cut short.  A higher class preempts a lower one.  After sync
  * completions, async dispatch depth ramps from one request to quantum
  * over a quarter of an async slice, so a sync reader is not buried under
  * a full queue of writes, while writes still get their share.
@@ -135,6 +138,8 @@ struct cfq_queue {
 	u64 slice_end_ns;		/* U64_MAX until the first completion */
 	unsigned int slice_dispatched;
 	bool deadline_turn;		/* served out of order: due or aged */
+	bool starved_turn;		/* async, served for its wait */
+	u64 last_dispatch_ns;
 	pid_t pid;
 };
 
@@ -593,6 +598,40 @@ static void cfq_expire(struct cfq_data *cfqd, u64 now, enum cfq_expiry why)
 }
 
 /*
+ * Whether async @cfqq has had requests waiting, and dispatched none, for
+ * fifo_expire_async.  Due sync requests come before writeback that is
+ * first in virtual time, and a random reader's cuts an async slice short:
+ * with enough random readers (or a host slow enough) some read is always
+ * due.  So a starved async queue is served next in its class, for one
+ * async slice that neither due nor arriving sync requests cut short:
+ * writeback waits at most fifo_expire_async and the rest of the slice
+ * then running, and the readers keep the device for fifo_expire_async
+ * between such turns.
+ */
+static bool cfq_async_starved(const struct cfq_data *cfqd,
+			      const struct cfq_queue *cfqq, u64 now)
+{
+	return !cfqq->sync && ioq_request_due(&cfqq->ioq, 0) &&
+	       ioq_ns_since(now, cfqq->last_dispatch_ns) >=
+			cfq_ms(cfqd->tun.fifo_expire_async);
+}
+
+/* A starved async queue of @class, the highest level first, or NULL. */
+static struct cfq_queue *cfq_starved_async_queue(struct cfq_data *cfqd,
+						 enum cfq_class class, u64 now)
+{
+	unsigned short level;
+
+	for (level = 0; level < IOPRIO_NR_LEVELS; level++) {
+		struct cfq_queue *cfqq = &cfqd->async_queues[class][level];
+
+		if (cfqq->on_tree && cfq_async_starved(cfqd, cfqq, now))
+			return cfqq;
+	}
+	return NULL;
+}
+
+/*
  * Whether @cfqq, about to be activated, jumps the queue: a queue of a
  * higher class waits (ioprio aging), or one before it in virtual time
  * (a due sync request).
@@ -612,15 +651,19 @@ static void cfq_activate(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 			 u64 now)
 {
 	struct cfq_tree *tree = &cfqd->trees[cfqq->class];
+	bool out_of_order = cfq_out_of_order(cfqd, cfqq);
 
 	/*
-	 * A queue taken out of order was taken for its deadline or its age:
-	 * it is owed its due requests, not a slice (nor idling), and the
-	 * queues it jumped keep their place.
+	 * A queue taken out of order was taken for its deadline, its age or
+	 * (async) its wait, and the queues it jumped keep their place.  For
+	 * a deadline or its age it is owed its due requests, not a slice
+	 * (nor idling); starved writeback is owed an async slice, as due
+	 * requests of a backlog could keep it going without end.
 	 */
-	cfqq->deadline_turn = cfq_out_of_order(cfqd, cfqq);
+	cfqq->starved_turn = cfq_async_starved(cfqd, cfqq, now);
+	cfqq->deadline_turn = out_of_order && !cfqq->starved_turn;
 	cfq_del_busy(cfqd, cfqq);
-	if (!cfqq->deadline_turn)
+	if (!out_of_order)
 		tree->min_vtime = max(tree->min_vtime, cfqq->vtime);
 	cfq_get_queue(cfqq);
 	cfqd->active = cfqq;
@@ -750,6 +793,9 @@ static struct cfq_queue *cfq_next_queue(struct cfq_data *cfqd, u64 now)
 		if (cfqq)
 			return cfqq;
 	}
+	cfqq = cfq_starved_async_queue(cfqd, class, now);
+	if (cfqq)
+		return cfqq;
 	cfqq = cfq_tree_first(&cfqd->trees[class]);
 	if (!cfqq->sync)
 		return cfq_due_sync_queue(cfqd, class, false) ?: cfqq;
@@ -833,7 +879,8 @@ static void cfq_preempt(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 	if (cfqq->class < active->class)
 		cfq_expire(cfqd, now, CFQ_EXPIRED_CLASS);
 	else if (cfqd->tun.low_latency && cfqq->sync && !active->sync &&
-		 cfqq->class == active->class && cfqq->vtime <= active->vtime)
+		 !active->starved_turn && cfqq->class == active->class &&
+		 cfqq->vtime <= active->vtime)
 		cfq_expire(cfqd, now, CFQ_EXPIRED_SYNC);
 }
 
@@ -897,6 +944,7 @@ static void cfq_account_dispatch(struct cfq_data *cfqd,
 	cfqq->ioq.head_pos = blk_rq_pos(rq) + blk_rq_sectors(rq);
 	cfqq->in_flight++;
 	cfqq->slice_dispatched++;
+	cfqq->last_dispatch_ns = max(cfqq->last_dispatch_ns, now);
 	cfqd->in_flight++;
 	if (cfqq->class != CFQ_IDLE)
 		cfqd->last_nonidle_ns = max(cfqd->last_nonidle_ns, now);
@@ -1006,7 +1054,7 @@ static struct cfq_queue *cfq_select_queue(struct cfq_data *cfqd, u64 now)
 
 	if (cfqq && cfq_slice_used(cfqd, cfqq, now)) {
 		cfq_expire(cfqd, now, CFQ_EXPIRED_SLICE);
-	} else if (cfqq && !cfqq->sync &&
+	} else if (cfqq && !cfqq->sync && !cfqq->starved_turn &&
 		   cfq_due_sync_queue(cfqd, cfqq->class, true)) {
 		/*
 		 * Only a random reader cuts an async slice short.  A streaming
