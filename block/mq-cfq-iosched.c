@@ -38,9 +38,9 @@
  * (past fifo_expire_sync; with fifo_drain, early enough to complete by
  * it); a queue served for its deadline gets its due requests, not a
  * slice.  That could keep writeback out for as long as reads are due, so
- * an async queue that dispatched nothing for fifo_expire_async while it
- * had requests is served next, for an async slice that sync requests do
- * not cut short.  A higher class preempts a lower one.  After sync
+ * an async queue kept out for fifo_expire_async is served next, for a
+ * slice that sync requests do not cut short and that lasts no longer than
+ * a read's deadline.  A higher class preempts a lower one.  After sync
  * completions, async dispatch depth ramps from one request to quantum
  * over a quarter of an async slice, so a sync reader is not buried under
  * a full queue of writes, while writes still get their share.
@@ -86,6 +86,14 @@ enum cfq_expiry {
 	CFQ_NR_EXPIRIES,
 };
 
+/* What a queue's turn on the device is owed, as slice_start names it. */
+enum cfq_turn {
+	CFQ_TURN_SLICE,		/* its slice: in virtual time order */
+	CFQ_TURN_DEADLINE,	/* out of order, due or aged: those requests */
+	CFQ_TURN_STARVED,	/* async, kept out fifo_expire_async: a slice */
+	CFQ_NR_TURNS,
+};
+
 static const char *const cfq_expiry_names[CFQ_NR_EXPIRIES] = {
 	[CFQ_EXPIRED_SLICE] = "slice",
 	[CFQ_EXPIRED_OVERDUE] = "overdue",
@@ -100,6 +108,12 @@ struct cfq_expiry_stats {
 	u64 slices;
 	u64 used_ns;
 	u64 dispatched;
+};
+
+static const char *const cfq_turn_names[CFQ_NR_TURNS] = {
+	[CFQ_TURN_SLICE] = "slice",
+	[CFQ_TURN_DEADLINE] = "deadline",
+	[CFQ_TURN_STARVED] = "starved",
 };
 
 static const char *const cfq_class_names[CFQ_NR_CLASSES] = {
@@ -137,9 +151,7 @@ struct cfq_queue {
 	u64 slice_start_ns;
 	u64 slice_end_ns;		/* U64_MAX until the first completion */
 	unsigned int slice_dispatched;
-	bool deadline_turn;		/* served out of order: due or aged */
-	bool starved_turn;		/* async, served for its wait */
-	u64 last_dispatch_ns;
+	enum cfq_turn turn;		/* while it is active */
 	pid_t pid;
 };
 
@@ -161,6 +173,8 @@ struct cfq_tree {
 	u64 min_vtime;
 	unsigned int busy_seeky;	/* sync queues counted seeky when added */
 	u64 busy_slice_ns;		/* slices of the queues waiting */
+	/* an async turn of the class ended or an async request completed */
+	u64 async_served_ns;
 };
 
 /* Tunables, in the units sysfs shows them. */
@@ -578,6 +592,14 @@ static void cfq_start_idling(struct cfq_data *cfqd, u64 now, u64 window)
 	cfq_arm_timer(cfqd, window);
 }
 
+static void cfq_async_served(struct cfq_data *cfqd,
+			     const struct cfq_queue *cfqq, u64 now)
+{
+	struct cfq_tree *tree = &cfqd->trees[cfqq->class];
+
+	tree->async_served_ns = max(tree->async_served_ns, now);
+}
+
 static void cfq_expire(struct cfq_data *cfqd, u64 now, enum cfq_expiry why)
 {
 	struct cfq_queue *cfqq = cfqd->active;
@@ -591,6 +613,8 @@ static void cfq_expire(struct cfq_data *cfqd, u64 now, enum cfq_expiry why)
 	stats->slices++;
 	stats->used_ns += used;
 	stats->dispatched += cfqq->slice_dispatched;
+	if (!cfqq->sync)
+		cfq_async_served(cfqd, cfqq, now);
 	cfqd->active = NULL;
 	if (!ioq_empty(&cfqq->ioq))
 		cfq_add_busy(cfqd, cfqq);
@@ -598,37 +622,47 @@ static void cfq_expire(struct cfq_data *cfqd, u64 now, enum cfq_expiry why)
 }
 
 /*
- * Whether async @cfqq has had requests waiting, and dispatched none, for
+ * Whether async @cfqq is starved: its oldest request is past
+ * fifo_expire_async, none of its requests is on the device, and no async
+ * queue of its class was served (a turn ended, a request completed) for
  * fifo_expire_async.  Due sync requests come before writeback that is
  * first in virtual time, and a random reader's cuts an async slice short:
- * with enough random readers (or a host slow enough) some read is always
- * due.  So a starved async queue is served next in its class, for one
- * async slice that neither due nor arriving sync requests cut short:
- * writeback waits at most fifo_expire_async and the rest of the slice
- * then running, and the readers keep the device for fifo_expire_async
- * between such turns.
+ * with enough random readers, or a host slow enough, some read is always
+ * due.  A starved queue is served next in its class, for a short slice
+ * that sync requests do not cut (see cfq_start_slice()).  The clock is
+ * the class's, so that async queues of several levels do not take such
+ * turns one after another: the class's sync queues keep the device for
+ * fifo_expire_async between them.
  */
 static bool cfq_async_starved(const struct cfq_data *cfqd,
 			      const struct cfq_queue *cfqq, u64 now)
 {
-	return !cfqq->sync && ioq_request_due(&cfqq->ioq, 0) &&
-	       ioq_ns_since(now, cfqq->last_dispatch_ns) >=
+	const struct cfq_tree *tree = &cfqd->trees[cfqq->class];
+
+	return !cfqq->sync && !cfqq->in_flight &&
+	       ioq_request_due(&cfqq->ioq, 0) &&
+	       ioq_ns_since(now, tree->async_served_ns) >=
 			cfq_ms(cfqd->tun.fifo_expire_async);
 }
 
-/* A starved async queue of @class, the highest level first, or NULL. */
+/* The starved async queue of @class whose oldest request came first. */
 static struct cfq_queue *cfq_starved_async_queue(struct cfq_data *cfqd,
 						 enum cfq_class class, u64 now)
 {
+	struct cfq_queue *starved = NULL;
 	unsigned short level;
 
 	for (level = 0; level < IOPRIO_NR_LEVELS; level++) {
 		struct cfq_queue *cfqq = &cfqd->async_queues[class][level];
 
-		if (cfqq->on_tree && cfq_async_starved(cfqd, cfqq, now))
-			return cfqq;
+		if (!cfqq->on_tree || !cfq_async_starved(cfqd, cfqq, now))
+			continue;
+		if (!starved ||
+		    time_before(ioq_oldest_request(&cfqq->ioq)->fifo_time,
+				ioq_oldest_request(&starved->ioq)->fifo_time))
+			starved = cfqq;
 	}
-	return NULL;
+	return starved;
 }
 
 /*
@@ -657,11 +691,13 @@ static void cfq_activate(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 	 * A queue taken out of order was taken for its deadline, its age or
 	 * (async) its wait, and the queues it jumped keep their place.  For
 	 * a deadline or its age it is owed its due requests, not a slice
-	 * (nor idling); starved writeback is owed an async slice, as due
-	 * requests of a backlog could keep it going without end.
+	 * (nor idling).  Starved writeback is owed a short slice with its
+	 * request budget: under a backlog every request it holds is due.
 	 */
-	cfqq->starved_turn = cfq_async_starved(cfqd, cfqq, now);
-	cfqq->deadline_turn = out_of_order && !cfqq->starved_turn;
+	if (cfq_async_starved(cfqd, cfqq, now))
+		cfqq->turn = CFQ_TURN_STARVED;
+	else
+		cfqq->turn = out_of_order ? CFQ_TURN_DEADLINE : CFQ_TURN_SLICE;
 	cfq_del_busy(cfqd, cfqq);
 	if (!out_of_order)
 		tree->min_vtime = max(tree->min_vtime, cfqq->vtime);
@@ -698,11 +734,19 @@ static u64 cfq_latency_slice_ns(const struct cfq_data *cfqd,
 static void cfq_start_slice(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 			    u64 now)
 {
+	u64 slice = cfq_latency_slice_ns(cfqd, cfqq);
+
+	/*
+	 * Due reads wait while starved writeback has its turn: no longer
+	 * than their own deadline, so that a read waits at most twice it.
+	 */
+	if (cfqq->turn == CFQ_TURN_STARVED)
+		slice = min(slice, cfq_ms(cfqd->tun.fifo_expire_sync));
 	cfqq->slice_start_ns = now;
-	cfqq->slice_end_ns = now + cfq_latency_slice_ns(cfqd, cfqq);
+	cfqq->slice_end_ns = now + slice;
 	trace_mq_cfq_slice_start(cfqd->queue, cfqq->pid, cfqq->sync,
 				 cfq_class_names[cfqq->class], cfqq->vtime,
-				 cfqq->slice_end_ns - now);
+				 slice, cfq_turn_names[cfqq->turn]);
 }
 
 /* The class to serve next, or CFQ_NR_CLASSES if none may be served now. */
@@ -807,7 +851,7 @@ static bool cfq_slice_used(const struct cfq_data *cfqd,
 {
 	if (now >= cfqq->slice_end_ns)
 		return true;
-	if (cfqq->deadline_turn)
+	if (cfqq->turn == CFQ_TURN_DEADLINE)
 		return !ioq_request_due(&cfqq->ioq, cfq_deadline_margin(cfqd));
 	return !cfqq->sync &&
 	       cfqq->slice_dispatched >= cfq_async_slice_requests(cfqd, cfqq);
@@ -879,7 +923,8 @@ static void cfq_preempt(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 	if (cfqq->class < active->class)
 		cfq_expire(cfqd, now, CFQ_EXPIRED_CLASS);
 	else if (cfqd->tun.low_latency && cfqq->sync && !active->sync &&
-		 !active->starved_turn && cfqq->class == active->class &&
+		 active->turn != CFQ_TURN_STARVED &&
+		 cfqq->class == active->class &&
 		 cfqq->vtime <= active->vtime)
 		cfq_expire(cfqd, now, CFQ_EXPIRED_SYNC);
 }
@@ -944,7 +989,6 @@ static void cfq_account_dispatch(struct cfq_data *cfqd,
 	cfqq->ioq.head_pos = blk_rq_pos(rq) + blk_rq_sectors(rq);
 	cfqq->in_flight++;
 	cfqq->slice_dispatched++;
-	cfqq->last_dispatch_ns = max(cfqq->last_dispatch_ns, now);
 	cfqd->in_flight++;
 	if (cfqq->class != CFQ_IDLE)
 		cfqd->last_nonidle_ns = max(cfqd->last_nonidle_ns, now);
@@ -1037,8 +1081,13 @@ static struct cfq_queue *cfq_fill_queue(struct cfq_data *cfqd, u64 now)
 	if (cfqd->in_flight + 1 >= cfq_units(cfqd, now))
 		return NULL;
 	cfqq = cfq_next_queue(cfqd, now);
-	/* Units are shared within a class: RT idling keeps BE out. */
+	/*
+	 * Units are shared within a class: RT idling keeps BE out.  Starved
+	 * writeback is owed a turn, which starts when the active queue's
+	 * ends, not a request now and then.
+	 */
 	if (!cfqq || cfqq->class != cfqd->active->class ||
+	    cfq_async_starved(cfqd, cfqq, now) ||
 	    !cfq_may_dispatch(cfqd, cfqq, now))
 		return NULL;
 	return cfqq;
@@ -1054,7 +1103,7 @@ static struct cfq_queue *cfq_select_queue(struct cfq_data *cfqd, u64 now)
 
 	if (cfqq && cfq_slice_used(cfqd, cfqq, now)) {
 		cfq_expire(cfqd, now, CFQ_EXPIRED_SLICE);
-	} else if (cfqq && !cfqq->sync && !cfqq->starved_turn &&
+	} else if (cfqq && !cfqq->sync && cfqq->turn != CFQ_TURN_STARVED &&
 		   cfq_due_sync_queue(cfqd, cfqq->class, true)) {
 		/*
 		 * Only a random reader cuts an async slice short.  A streaming
@@ -1165,6 +1214,8 @@ static void cfq_completed(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 	if (cfqq->sync)
 		cfqd->last_sync_completion_ns =
 			max(cfqd->last_sync_completion_ns, now);
+	else
+		cfq_async_served(cfqd, cfqq, now);
 	if (cfqq->class != CFQ_IDLE)
 		cfqd->last_nonidle_ns = max(cfqd->last_nonidle_ns, now);
 	/* What dispatch held back may be allowed now. */

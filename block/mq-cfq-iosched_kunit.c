@@ -160,6 +160,19 @@ static struct request *cfq_test_read(struct kunit *test,
 	return rq;
 }
 
+/* A 4 KiB request of @opf at @pos, inserted at @now and due since then. */
+static struct request *cfq_test_insert_due(struct kunit *test,
+					   struct cfq_data *cfqd,
+					   blk_opf_t opf, sector_t pos, u64 now)
+{
+	struct request *rq = cfq_test_read(test, cfqd->queue, pos);
+
+	rq->cmd_flags = opf | REQ_NOMERGE;
+	cfq_insert_request(cfqd, rq, 0, now);
+	rq->fifo_time = jiffies - 1;
+	return rq;
+}
+
 /*
  * A requeue is the exact undo of a dispatch: nothing in flight, no
  * service charged, no slice started, no completion for the estimator.
@@ -256,7 +269,7 @@ static void cfq_test_be_ages_past_rt(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, cfq_next_queue(cfqd, aged - 1), rt);
 	KUNIT_EXPECT_PTR_EQ(test, cfq_next_queue(cfqd, aged), rq_cfqq(rq));
 	cfq_activate(cfqd, rq_cfqq(rq), aged);
-	KUNIT_EXPECT_TRUE(test, rq_cfqq(rq)->deadline_turn);
+	KUNIT_EXPECT_EQ(test, rq_cfqq(rq)->turn, CFQ_TURN_DEADLINE);
 }
 
 /*
@@ -284,6 +297,69 @@ static void cfq_test_no_idling_without_tags(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, cfqd->active, cfqq);
 }
 
+/*
+ * Due reads come before writeback, but not for longer than
+ * fifo_expire_async after an async queue of the class was last served:
+ * then the starved queue goes next, for a slice no sync arrival cuts and
+ * no longer than a read's deadline.
+ */
+static void cfq_test_starved_writeback_goes_next(struct kunit *test)
+{
+	struct cfq_data *cfqd = test->priv;
+	struct cfq_queue *async = &cfqd->async_queues[CFQ_BE][IOPRIO_BE_NORM];
+	u64 served = 1000 * CFQ_TEST_MS;
+	u64 starved = served + cfq_ms(cfqd->tun.fifo_expire_async);
+	struct request *read;
+
+	cfq_test_insert_due(test, cfqd, REQ_OP_WRITE, 1 << 20, served);
+	read = cfq_test_insert_due(test, cfqd, REQ_OP_READ | REQ_SYNC, 2048,
+				   served);
+	cfqd->trees[CFQ_BE].async_served_ns = served;
+	KUNIT_EXPECT_PTR_EQ(test, cfq_next_queue(cfqd, starved - 1),
+			    rq_cfqq(read));
+	KUNIT_ASSERT_PTR_EQ(test, cfq_next_queue(cfqd, starved), async);
+
+	cfq_activate(cfqd, async, starved);
+	KUNIT_EXPECT_EQ(test, async->turn, CFQ_TURN_STARVED);
+	/* A sync queue arriving with less virtual time does not cut it. */
+	rq_cfqq(read)->vtime = 0;
+	async->vtime = CFQ_VTIME_SLICE;
+	cfq_preempt(cfqd, rq_cfqq(read), starved + 1);
+	KUNIT_EXPECT_PTR_EQ(test, cfqd->active, async);
+
+	cfq_start_slice(cfqd, async, starved + 2);
+	KUNIT_EXPECT_EQ(test, async->slice_end_ns - (starved + 2),
+			cfq_ms(cfqd->tun.fifo_expire_sync));
+}
+
+/*
+ * The clock is the class's: once an async queue's turn ended, another
+ * level's async queue waits fifo_expire_async too.  Nor is a queue with a
+ * request on the device starved: it is being served.
+ */
+static void cfq_test_starvation_clock_per_class(struct kunit *test)
+{
+	struct cfq_data *cfqd = test->priv;
+	struct cfq_queue *norm = &cfqd->async_queues[CFQ_BE][IOPRIO_BE_NORM];
+	struct cfq_queue *high = &cfqd->async_queues[CFQ_BE][0];
+	u64 now = 1000 * CFQ_TEST_MS;
+	u64 wait = cfq_ms(cfqd->tun.fifo_expire_async);
+	struct request *rq;
+
+	rq = cfq_test_insert_due(test, cfqd, REQ_OP_WRITE, 1 << 20, now);
+	KUNIT_ASSERT_PTR_EQ(test, rq_cfqq(rq), norm);
+
+	/* The level-0 queue had a turn, with nothing to send. */
+	cfq_test_activate(cfqd, high, now);
+	cfq_expire(cfqd, now, CFQ_EXPIRED_SLICE);
+	KUNIT_EXPECT_FALSE(test, cfq_async_starved(cfqd, norm, now + wait - 1));
+	KUNIT_EXPECT_TRUE(test, cfq_async_starved(cfqd, norm, now + wait));
+
+	norm->in_flight = 1;
+	KUNIT_EXPECT_FALSE(test, cfq_async_starved(cfqd, norm, now + wait));
+	norm->in_flight = 0;
+}
+
 static struct kunit_case cfq_test_cases[] = {
 	KUNIT_CASE(cfq_test_idle_ends_before_it_started),
 	KUNIT_CASE(cfq_test_idle_class_grace),
@@ -294,6 +370,8 @@ static struct kunit_case cfq_test_cases[] = {
 	KUNIT_CASE(cfq_test_merges_stay_in_queue),
 	KUNIT_CASE(cfq_test_be_ages_past_rt),
 	KUNIT_CASE(cfq_test_no_idling_without_tags),
+	KUNIT_CASE(cfq_test_starved_writeback_goes_next),
+	KUNIT_CASE(cfq_test_starvation_clock_per_class),
 	{}
 };
 

@@ -8,30 +8,34 @@
 #include <linux/blkdev.h>
 #include <linux/tracepoint.h>
 
-#define MQ_CFQ_NAME_LEN	8
+#define MQ_CFQ_NAME_LEN	12
 
 /* The active queue's first request completed: its slice of slice_ns starts. */
 TRACE_EVENT(mq_cfq_slice_start,
 	    TP_PROTO(struct request_queue *q, pid_t pid, bool sync,
-		     const char *class, u64 vtime, u64 slice_ns),
-	    TP_ARGS(q, pid, sync, class, vtime, slice_ns),
+		     const char *class, u64 vtime, u64 slice_ns,
+		     const char *turn),
+	    TP_ARGS(q, pid, sync, class, vtime, slice_ns, turn),
 	    TP_STRUCT__entry(__field(dev_t, dev)
 			     __field(pid_t, pid)
 			     __field(bool, sync)
 			     __array(char, class, MQ_CFQ_NAME_LEN)
 			     __field(u64, vtime)
-			     __field(u64, slice_ns)),
+			     __field(u64, slice_ns)
+			     __array(char, turn, MQ_CFQ_NAME_LEN)),
 	    TP_fast_assign(__entry->dev = disk_devt(q->disk);
 			   __entry->pid = pid;
 			   __entry->sync = sync;
 			   strscpy(__entry->class, class,
 				   sizeof(__entry->class));
 			   __entry->vtime = vtime;
-			   __entry->slice_ns = slice_ns),
-	    TP_printk("%d,%d pid=%d %s class=%s vtime=%llu slice_ns=%llu",
+			   __entry->slice_ns = slice_ns;
+			   strscpy(__entry->turn, turn,
+				   sizeof(__entry->turn))),
+	    TP_printk("%d,%d pid=%d %s class=%s vtime=%llu slice_ns=%llu turn=%s",
 		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->pid,
 		      __entry->sync ? "sync" : "async", __entry->class,
-		      __entry->vtime, __entry->slice_ns)
+		      __entry->vtime, __entry->slice_ns, __entry->turn)
 );
 
 /* The active queue gives up the device, after used_ns, and why. */
