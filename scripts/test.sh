@@ -45,12 +45,15 @@ unittest_to_tap()
 }
 
 # The host-side checks and builds that need no guest: checkpatch, the
-# configuration check, make export and the per-patch builds, then the
-# debug kernel. They run in the background, at the lowest priority,
-# while the guests run: most of a guest stage is timed runs that leave
-# the host's CPUs idle. Their results are counted when they are done.
+# configuration check, make export, the debug kernel and the per-patch
+# builds. They run in the background, at the lowest priority, while the
+# guests run: most of a guest stage is timed runs that leave the host's
+# CPUs idle. The debug kernel comes before the per-patch builds, so that
+# its guest stage can run while they do (DEBUG_BUILT says when it may);
+# their results are counted when they are done.
 host_checks()
 {
+	local exported=0
 	echo checkpatch >"$HOST_NOW"
 	"$TOP/scripts/check.sh" >"$LOGS/checkpatch.tap" 2>"$LOGS/checkpatch.log" || true
 	echo "the configuration against Debian's" >"$HOST_NOW"
@@ -58,8 +61,7 @@ host_checks()
 	echo "make export" >"$HOST_NOW"
 	if "$TOP/scripts/export.sh" >"$LOGS/export.log" 2>&1; then
 		printf 'ok 1 make export applies with quilt push -a\n1..1\n' >"$LOGS/export.tap"
-		echo "per-patch builds (log: ${LOGS#"$TOP"/}/bisect-progress.log)" >"$HOST_NOW"
-		BISECT=dirs "$TOP/scripts/bisect.sh" >"$LOGS/bisect.tap" 2>"$LOGS/bisect-progress.log" || true
+		exported=1
 	else
 		tail -n 5 "$LOGS/export.log" | sed 's/^/# /' >"$LOGS/export.tap"
 		printf 'not ok 1 make export applies with quilt push -a\n1..1\n' >>"$LOGS/export.tap"
@@ -69,7 +71,25 @@ host_checks()
 		echo "the debug kernel (log: ${LOGS#"$TOP"/}/debug-build.log)" >"$HOST_NOW"
 		DEBUG=1 "$TOP/scripts/build.sh" >"$LOGS/debug-build.log" 2>&1 || true
 	fi
+	: >"$DEBUG_BUILT"
+	if [ $exported = 1 ]; then
+		echo "per-patch builds (log: ${LOGS#"$TOP"/}/bisect-progress.log)" >"$HOST_NOW"
+		BISECT=dirs "$TOP/scripts/bisect.sh" >"$LOGS/bisect.tap" 2>"$LOGS/bisect-progress.log" || true
+	fi
 	echo done >"$HOST_NOW"
+}
+
+# Wait, with a line of progress a minute, while the host checks run (and
+# until file $1 exists, if one is named).
+wait_host_checks()
+{
+	local waited=0
+	while kill -0 "$HOST_CHECKS" 2>/dev/null && { [ -z "${1:-}" ] || [ ! -e "$1" ]; }; do
+		[ $((waited % 60)) = 0 ] &&
+			echo "    [host checks] still running: $(cat "$HOST_NOW") ($((SECONDS - start)) s so far)" >&2
+		sleep 5
+		waited=$((waited + 5))
+	done
 }
 
 # Stop process $1 and all its descendants (the host checks, when make
@@ -86,13 +106,7 @@ kill_tree()
 count_host_checks()
 {
 	next_step "host checks (ran beside the guests): checkpatch --strict, configuration against Debian's, make export, each patch builds and is W=1 clean"
-	local waited=0
-	while kill -0 "$HOST_CHECKS" 2>/dev/null; do
-		[ $((waited % 60)) = 0 ] &&
-			echo "    [host checks] still running: $(cat "$HOST_NOW") ($((SECONDS - start)) s so far)" >&2
-		sleep 5
-		waited=$((waited + 5))
-	done
+	wait_host_checks
 	if ! wait "$HOST_CHECKS"; then
 		echo "  FAIL the host checks did not finish (log: ${LOGS#"$TOP"/}/host-checks.log)" >&2
 		failed=$((failed + 1))
@@ -110,6 +124,8 @@ prepare_guest
 say "checkpatch, the configuration check, make export, the per-patch builds and the debug kernel build run in the background (log: ${LOGS#"$TOP"/}/host-checks.log)"
 : >"$LOGS/checkpatch.tap" >"$LOGS/distro-config.tap" >"$LOGS/export.tap" >"$LOGS/bisect.tap"
 HOST_NOW=$LOGS/host-checks.now
+DEBUG_BUILT=$LOGS/debug-build.done
+rm -f "$DEBUG_BUILT"
 (
 	renice -n 19 -p "$BASHPID" >/dev/null
 	host_checks
@@ -172,18 +188,20 @@ else
 fi
 count_tap "bench smoke" "$LOGS/bench-smoke.tap"
 
-count_host_checks
-
 # The debug kernel (KASAN, lockdep, kmemleak, 30 s hung-task timeout) on
 # a reduced matrix, the kselftests of a disk kind with a shorter storm, to
 # stay within CI's time; "make test DEBUG=1" runs it all. It was built
-# with the host checks.
+# with the host checks, whose per-patch builds go on meanwhile.
 if [ ${#debug_kinds[@]} -gt 0 ]; then
+	wait_host_checks "$DEBUG_BUILT"
 	export DEBUG=1
 	STORM_SECONDS=$DEBUG_SECONDS
 	next_step "debug kernel (configs/debug.config): build (log: ${LOGS#"$TOP"/}/debug-build.log)"
 	prepare_guest
 	kind_stages debug- "${debug_kinds[@]}"
+	unset DEBUG
 fi
+
+count_host_checks
 
 print_summary
