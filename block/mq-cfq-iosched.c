@@ -86,7 +86,7 @@ enum cfq_expiry {
 	CFQ_NR_EXPIRIES,
 };
 
-/* What a queue's turn on the device is owed, as slice_start names it. */
+/* What a queue's turn on the device is owed. */
 enum cfq_turn {
 	CFQ_TURN_SLICE,		/* its slice: in virtual time order */
 	CFQ_TURN_DEADLINE,	/* out of order, due or aged: those requests */
@@ -152,6 +152,7 @@ struct cfq_queue {
 	u64 slice_end_ns;		/* U64_MAX until the first completion */
 	unsigned int slice_dispatched;
 	enum cfq_turn turn;		/* while it is active */
+	unsigned int turn_draining;	/* async: its last turn's, in flight */
 	pid_t pid;
 };
 
@@ -600,6 +601,34 @@ static void cfq_async_served(struct cfq_data *cfqd,
 	tree->async_served_ns = max(tree->async_served_ns, now);
 }
 
+/*
+ * An async queue's turn ended: served, if it sent anything, until its
+ * requests still on the device are done.  Those are the first completions
+ * counted next (a filler request may be counted in one's place): the
+ * requests an async queue sends as a filler between its turns do not
+ * hold off its starvation.
+ */
+static void cfq_async_turn_ended(struct cfq_data *cfqd,
+				 struct cfq_queue *cfqq, u64 now)
+{
+	if (!cfqq->slice_dispatched)
+		return;
+	cfq_async_served(cfqd, cfqq, now);
+	cfqq->turn_draining = cfqq->in_flight;
+}
+
+/* A request of async @cfqq completed: of its last turn, while any is out. */
+static void cfq_async_completed(struct cfq_data *cfqd,
+				struct cfq_queue *cfqq, u64 now)
+{
+	if (cfqq == cfqd->active) {
+		cfq_async_served(cfqd, cfqq, now);
+	} else if (cfqq->turn_draining) {
+		cfqq->turn_draining--;
+		cfq_async_served(cfqd, cfqq, now);
+	}
+}
+
 static void cfq_expire(struct cfq_data *cfqd, u64 now, enum cfq_expiry why)
 {
 	struct cfq_queue *cfqq = cfqd->active;
@@ -614,7 +643,7 @@ static void cfq_expire(struct cfq_data *cfqd, u64 now, enum cfq_expiry why)
 	stats->used_ns += used;
 	stats->dispatched += cfqq->slice_dispatched;
 	if (!cfqq->sync)
-		cfq_async_served(cfqd, cfqq, now);
+		cfq_async_turn_ended(cfqd, cfqq, now);
 	cfqd->active = NULL;
 	if (!ioq_empty(&cfqq->ioq))
 		cfq_add_busy(cfqd, cfqq);
@@ -622,10 +651,47 @@ static void cfq_expire(struct cfq_data *cfqd, u64 now, enum cfq_expiry why)
 }
 
 /*
+ * How far ahead of a sync deadline its request must be dispatched.  With
+ * fifo_drain, the requests already on the device are counted: a read
+ * dispatched behind them completes only once they have, so it goes out
+ * early enough to complete by its deadline rather than start at it.
+ */
+static unsigned long cfq_deadline_margin(const struct cfq_data *cfqd)
+{
+	if (!cfqd->tun.fifo_drain)
+		return 0;
+	return nsecs_to_jiffies(cfqd->in_flight * cfqd->mean_service_ns);
+}
+
+/*
+ * A sync queue of @class whose oldest request is due (and which is
+ * seeky, if @seeky_only): the deadline bounds how long writes keep a
+ * reader waiting, whatever the virtual times say.
+ */
+static struct cfq_queue *cfq_due_sync_queue(struct cfq_data *cfqd,
+					    enum cfq_class class,
+					    bool seeky_only)
+{
+	unsigned long margin = cfq_deadline_margin(cfqd);
+	struct rb_node *node;
+
+	for (node = rb_first_cached(&cfqd->trees[class].root); node;
+	     node = rb_next(node)) {
+		struct cfq_queue *cfqq = rb_entry(node, struct cfq_queue,
+						  tree_node);
+
+		if (cfqq->sync && (!seeky_only || cfq_seeky(cfqd, cfqq)) &&
+		    ioq_request_due(&cfqq->ioq, margin))
+			return cfqq;
+	}
+	return NULL;
+}
+
+/*
  * Whether async @cfqq is starved: its oldest request is past
  * fifo_expire_async, none of its requests is on the device, and no async
- * queue of its class was served (a turn ended, a request completed) for
- * fifo_expire_async.  Due sync requests come before writeback that is
+ * queue of its class was served in a turn of its own (see
+ * cfq_async_turn_ended()) for fifo_expire_async.  Due sync requests come before writeback that is
  * first in virtual time, and a random reader's cuts an async slice short:
  * with enough random readers, or a host slow enough, some read is always
  * due.  A starved queue is served next in its class, for a short slice
@@ -645,6 +711,12 @@ static bool cfq_async_starved(const struct cfq_data *cfqd,
 			cfq_ms(cfqd->tun.fifo_expire_async);
 }
 
+/* The FIFO deadline, in jiffies, of the oldest request @cfqq holds. */
+static unsigned long cfq_oldest_deadline(const struct cfq_queue *cfqq)
+{
+	return (unsigned long)ioq_oldest_request(&cfqq->ioq)->fifo_time;
+}
+
 /* The starved async queue of @class whose oldest request came first. */
 static struct cfq_queue *cfq_starved_async_queue(struct cfq_data *cfqd,
 						 enum cfq_class class, u64 now)
@@ -657,12 +729,18 @@ static struct cfq_queue *cfq_starved_async_queue(struct cfq_data *cfqd,
 
 		if (!cfqq->on_tree || !cfq_async_starved(cfqd, cfqq, now))
 			continue;
-		if (!starved ||
-		    time_before(ioq_oldest_request(&cfqq->ioq)->fifo_time,
-				ioq_oldest_request(&starved->ioq)->fifo_time))
+		if (!starved || time_before(cfq_oldest_deadline(cfqq),
+					    cfq_oldest_deadline(starved)))
 			starved = cfqq;
 	}
 	return starved;
+}
+
+/* Whether @cfqq is the active queue, in a turn it has for starving. */
+static bool cfq_in_starved_turn(const struct cfq_data *cfqd,
+				const struct cfq_queue *cfqq)
+{
+	return cfqq == cfqd->active && cfqq->turn == CFQ_TURN_STARVED;
 }
 
 /*
@@ -694,7 +772,8 @@ static void cfq_activate(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 	 * (nor idling).  Starved writeback is owed a short slice with its
 	 * request budget: under a backlog every request it holds is due.
 	 */
-	if (cfq_async_starved(cfqd, cfqq, now))
+	if (cfq_async_starved(cfqd, cfqq, now) &&
+	    (out_of_order || cfq_due_sync_queue(cfqd, cfqq->class, false)))
 		cfqq->turn = CFQ_TURN_STARVED;
 	else
 		cfqq->turn = out_of_order ? CFQ_TURN_DEADLINE : CFQ_TURN_SLICE;
@@ -737,11 +816,13 @@ static void cfq_start_slice(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 	u64 slice = cfq_latency_slice_ns(cfqd, cfqq);
 
 	/*
-	 * Due reads wait while starved writeback has its turn: no longer
-	 * than their own deadline, so that a read waits at most twice it.
+	 * Due reads wait while starved writeback has its turn: about as long
+	 * as their own deadline, but not so short a turn that it is no more
+	 * than the seek to it (the floor of cfq_latency_slice_ns()).
 	 */
 	if (cfqq->turn == CFQ_TURN_STARVED)
-		slice = min(slice, cfq_ms(cfqd->tun.fifo_expire_sync));
+		slice = min(slice, max(cfq_ms(cfqd->tun.fifo_expire_sync),
+				       2 * cfq_ms(cfqd->tun.slice_idle)));
 	cfqq->slice_start_ns = now;
 	cfqq->slice_end_ns = now + slice;
 	trace_mq_cfq_slice_start(cfqd->queue, cfqq->pid, cfqq->sync,
@@ -765,43 +846,6 @@ static enum cfq_class cfq_next_class(struct cfq_data *cfqd, u64 now)
 		return CFQ_IDLE;
 	cfq_arm_timer(cfqd, CFQ_IDLE_GRACE_NS - since);
 	return CFQ_NR_CLASSES;
-}
-
-/*
- * How far ahead of a sync deadline its request must be dispatched.  With
- * fifo_drain, the requests already on the device are counted: a read
- * dispatched behind them completes only once they have, so it goes out
- * early enough to complete by its deadline rather than start at it.
- */
-static unsigned long cfq_deadline_margin(const struct cfq_data *cfqd)
-{
-	if (!cfqd->tun.fifo_drain)
-		return 0;
-	return nsecs_to_jiffies(cfqd->in_flight * cfqd->mean_service_ns);
-}
-
-/*
- * A sync queue of @class whose oldest request is due (and which is
- * seeky, if @seeky_only): the deadline bounds how long writes keep a
- * reader waiting, whatever the virtual times say.
- */
-static struct cfq_queue *cfq_due_sync_queue(struct cfq_data *cfqd,
-					    enum cfq_class class,
-					    bool seeky_only)
-{
-	unsigned long margin = cfq_deadline_margin(cfqd);
-	struct rb_node *node;
-
-	for (node = rb_first_cached(&cfqd->trees[class].root); node;
-	     node = rb_next(node)) {
-		struct cfq_queue *cfqq = rb_entry(node, struct cfq_queue,
-						  tree_node);
-
-		if (cfqq->sync && (!seeky_only || cfq_seeky(cfqd, cfqq)) &&
-		    ioq_request_due(&cfqq->ioq, margin))
-			return cfqq;
-	}
-	return NULL;
 }
 
 /*
@@ -923,7 +967,7 @@ static void cfq_preempt(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 	if (cfqq->class < active->class)
 		cfq_expire(cfqd, now, CFQ_EXPIRED_CLASS);
 	else if (cfqd->tun.low_latency && cfqq->sync && !active->sync &&
-		 active->turn != CFQ_TURN_STARVED &&
+		 !cfq_in_starved_turn(cfqd, active) &&
 		 cfqq->class == active->class &&
 		 cfqq->vtime <= active->vtime)
 		cfq_expire(cfqd, now, CFQ_EXPIRED_SYNC);
@@ -953,9 +997,10 @@ static bool cfq_may_dispatch(const struct cfq_data *cfqd,
 	unsigned int depth = cfqd->tun.quantum;
 	bool alone = cfqd->queued == cfqq->ioq.queued;
 
-	if (!cfqq->sync)
+	/* A starved turn is short: no ramp, it is writeback's only chance. */
+	if (!cfqq->sync && !cfq_in_starved_turn(cfqd, cfqq))
 		depth = min(depth, cfq_async_depth(cfqd, now));
-	else if (alone)
+	else if (cfqq->sync && alone)
 		return true;	/* nobody to be fair to */
 	return cfqq->in_flight < depth;
 }
@@ -1058,6 +1103,9 @@ static struct cfq_queue *cfq_queue_for_free_unit(struct cfq_data *cfqd,
 		struct cfq_queue *cfqq = rb_entry(node, struct cfq_queue,
 						  tree_node);
 
+		/* Starved writeback is owed a turn, not a filler request. */
+		if (cfq_async_starved(cfqd, cfqq, now))
+			continue;
 		if (cfq_may_dispatch(cfqd, cfqq, now) &&
 		    cfq_unit_free_for(cfqd, cfqq, cfq_next_request(cfqd, cfqq),
 				      now))
@@ -1103,7 +1151,7 @@ static struct cfq_queue *cfq_select_queue(struct cfq_data *cfqd, u64 now)
 
 	if (cfqq && cfq_slice_used(cfqd, cfqq, now)) {
 		cfq_expire(cfqd, now, CFQ_EXPIRED_SLICE);
-	} else if (cfqq && !cfqq->sync && cfqq->turn != CFQ_TURN_STARVED &&
+	} else if (cfqq && !cfqq->sync && !cfq_in_starved_turn(cfqd, cfqq) &&
 		   cfq_due_sync_queue(cfqd, cfqq->class, true)) {
 		/*
 		 * Only a random reader cuts an async slice short.  A streaming
@@ -1215,7 +1263,7 @@ static void cfq_completed(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 		cfqd->last_sync_completion_ns =
 			max(cfqd->last_sync_completion_ns, now);
 	else
-		cfq_async_served(cfqd, cfqq, now);
+		cfq_async_completed(cfqd, cfqq, now);
 	if (cfqq->class != CFQ_IDLE)
 		cfqd->last_nonidle_ns = max(cfqd->last_nonidle_ns, now);
 	/* What dispatch held back may be allowed now. */

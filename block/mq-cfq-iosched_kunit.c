@@ -300,8 +300,8 @@ static void cfq_test_no_idling_without_tags(struct kunit *test)
 /*
  * Due reads come before writeback, but not for longer than
  * fifo_expire_async after an async queue of the class was last served:
- * then the starved queue goes next, for a slice no sync arrival cuts and
- * no longer than a read's deadline.
+ * then the starved queue goes next, for a short slice that no sync
+ * arrival cuts, at full depth.
  */
 static void cfq_test_starved_writeback_goes_next(struct kunit *test)
 {
@@ -311,9 +311,13 @@ static void cfq_test_starved_writeback_goes_next(struct kunit *test)
 	u64 starved = served + cfq_ms(cfqd->tun.fifo_expire_async);
 	struct request *read;
 
+	/* The reader is owed service: before the writer in virtual time. */
+	cfqd->oom_queue.vtime = 0;
+	async->vtime = CFQ_VTIME_SLICE;
 	cfq_test_insert_due(test, cfqd, REQ_OP_WRITE, 1 << 20, served);
 	read = cfq_test_insert_due(test, cfqd, REQ_OP_READ | REQ_SYNC, 2048,
 				   served);
+	KUNIT_ASSERT_PTR_EQ(test, rq_cfqq(read), &cfqd->oom_queue);
 	cfqd->trees[CFQ_BE].async_served_ns = served;
 	KUNIT_EXPECT_PTR_EQ(test, cfq_next_queue(cfqd, starved - 1),
 			    rq_cfqq(read));
@@ -321,11 +325,13 @@ static void cfq_test_starved_writeback_goes_next(struct kunit *test)
 
 	cfq_activate(cfqd, async, starved);
 	KUNIT_EXPECT_EQ(test, async->turn, CFQ_TURN_STARVED);
-	/* A sync queue arriving with less virtual time does not cut it. */
-	rq_cfqq(read)->vtime = 0;
-	async->vtime = CFQ_VTIME_SLICE;
 	cfq_preempt(cfqd, rq_cfqq(read), starved + 1);
 	KUNIT_EXPECT_PTR_EQ(test, cfqd->active, async);
+	/* No ramp from one request after the reader's completion. */
+	cfqd->last_sync_completion_ns = starved;
+	async->in_flight = 1;
+	KUNIT_EXPECT_TRUE(test, cfq_may_dispatch(cfqd, async, starved + 1));
+	async->in_flight = 0;
 
 	cfq_start_slice(cfqd, async, starved + 2);
 	KUNIT_EXPECT_EQ(test, async->slice_end_ns - (starved + 2),
@@ -333,9 +339,9 @@ static void cfq_test_starved_writeback_goes_next(struct kunit *test)
 }
 
 /*
- * The clock is the class's: once an async queue's turn ended, another
- * level's async queue waits fifo_expire_async too.  Nor is a queue with a
- * request on the device starved: it is being served.
+ * The clock is the class's: once an async queue's turn sent something,
+ * another level's async queue waits fifo_expire_async too.  Nor is a
+ * queue with a request on the device starved: it is being served.
  */
 static void cfq_test_starvation_clock_per_class(struct kunit *test)
 {
@@ -349,8 +355,14 @@ static void cfq_test_starvation_clock_per_class(struct kunit *test)
 	rq = cfq_test_insert_due(test, cfqd, REQ_OP_WRITE, 1 << 20, now);
 	KUNIT_ASSERT_PTR_EQ(test, rq_cfqq(rq), norm);
 
-	/* The level-0 queue had a turn, with nothing to send. */
+	/* A turn that sent nothing is no service. */
 	cfq_test_activate(cfqd, high, now);
+	cfq_expire(cfqd, now, CFQ_EXPIRED_EMPTY);
+	KUNIT_EXPECT_TRUE(test, cfq_async_starved(cfqd, norm, now));
+
+	/* The level-0 queue sends a request in its turn. */
+	cfq_test_activate(cfqd, high, now);
+	high->slice_dispatched = 1;
 	cfq_expire(cfqd, now, CFQ_EXPIRED_SLICE);
 	KUNIT_EXPECT_FALSE(test, cfq_async_starved(cfqd, norm, now + wait - 1));
 	KUNIT_EXPECT_TRUE(test, cfq_async_starved(cfqd, norm, now + wait));

@@ -167,7 +167,7 @@ kind_stages()
 machine_stage()
 {
 	local limit
-	next_step "null_blk requeues, timeouts and queue depth 1; ${SOAK_SECONDS}s 64-thread soak on $1; per scheduler"
+	next_step "null_blk requeues, timeouts and queue depth 1, writeback beside 24 due readers; ${SOAK_SECONDS}s 64-thread soak on $1; per scheduler"
 	limit=$(soak_time_limit "$SOAK_SECONDS")
 	guest_verdict test-machine test $((limit + 600)) \
 		"kunit.enable=0 iosched.verify_seconds=$VERIFY_SECONDS iosched.soak_seconds=$SOAK_SECONDS iosched.test_timeout=$limit iosched.only_tests=$MACHINE_TESTS" "$1"

@@ -25,8 +25,11 @@
  * (so a slow host makes the bound as much longer as it makes the device)
  * and HOST_SLACK allows for a guest CPU stalled by its host.  The readers
  * must not be starved instead: from mq-cfq's own tracepoints, no starved
- * turn lasts longer than a read's deadline and the requests then on the
- * device, HOST_SLACK * (fifo_expire_sync + QUANTUM_SLACK * service).
+ * turn lasts longer than a read's deadline (at least two idle windows) and
+ * the requests then on the device,
+ *
+ *	HOST_SLACK * (max(fifo_expire_sync, 2 * slice_idle)
+ *		      + QUANTUM_SLACK * service).
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -338,6 +341,16 @@ struct rq_event {
 	unsigned int sectors;
 };
 
+/* The time stamp before the event name at @at of a trace @line. */
+static double event_time(const char *line, const char *at)
+{
+	const char *stamp = at;
+
+	while (stamp > line && stamp[-1] != ' ')
+		stamp--;
+	return strtod(stamp, NULL);
+}
+
 /*
  * Parse one request event line of the trace, e.g. (one line)
  *   "kworker/u8:1-40 [000] ..... 12.345678: block_rq_issue: 8,0 W 4096 ()
@@ -351,7 +364,7 @@ static bool parse_event(const char *line, struct rq_event *ev)
 		[EV_ISSUE] = ": block_rq_issue: ",
 		[EV_COMPLETE] = ": block_rq_complete: ",
 	};
-	const char *at = NULL, *stamp, *p;
+	const char *at = NULL, *p;
 	unsigned int major, minor, k;
 	char rwbs[16];
 
@@ -361,9 +374,7 @@ static bool parse_event(const char *line, struct rq_event *ev)
 	}
 	if (!at)
 		return false;
-	for (stamp = at; stamp > line && stamp[-1] != ' '; stamp--)
-		;
-	ev->t = strtod(stamp, NULL);
+	ev->t = event_time(line, at);
 	p = at + strlen(names[ev->kind]);
 	if (sscanf(p, "%u,%u %15s", &major, &minor, rwbs) != 3)
 		return false;
@@ -485,11 +496,18 @@ static void read_event(struct trace_summary *s, struct open_requests *queued,
  * request completed) to its slice_expire ("used_ns=").
  */
 static void starved_turn_event(struct trace_summary *s, const char *line,
-			       bool *in_turn)
+			       double start, double end, bool *in_turn)
 {
 	const char *used = strstr(line, " used_ns=");
+	const char *at = strstr(line, ": mq_cfq_slice_");
+	double t;
 
-	if (strstr(line, ": mq_cfq_slice_start: ")) {
+	if (!at)
+		return;
+	t = event_time(line, at);
+	if (t < start || t > end) {
+		*in_turn = false;
+	} else if (strstr(line, ": mq_cfq_slice_start: ")) {
 		*in_turn = strstr(line, " turn=starved");
 		s->starved_turns += *in_turn;
 	} else if (used && strstr(line, ": mq_cfq_slice_expire: ")) {
@@ -516,7 +534,7 @@ static void summarize_trace(FILE *f, double start, double end,
 
 	memset(s, 0, sizeof(*s));
 	while (fgets(line, sizeof(line), f)) {
-		starved_turn_event(s, line, &in_starved_turn);
+		starved_turn_event(s, line, start, end, &in_starved_turn);
 		if (!parse_event(line, &ev) || ev.t > end)
 			continue;
 		if (ev.read)
@@ -597,7 +615,8 @@ static double run_workers(struct __test_metadata *_metadata, struct run *run,
 
 TEST_F_TIMEOUT(starve, writeback_waits_within_its_bound, FINISH_S + 60)
 {
-	double fifo_async, fifo_sync, slice_sync, idle, service, drain;
+	double fifo_async, fifo_sync, slice_sync, slice_idle, idle;
+	double service, drain;
 	double start, end, async_bound, turn_bound;
 	struct trace_summary s;
 	FILE *f;
@@ -616,7 +635,13 @@ TEST_F_TIMEOUT(starve, writeback_waits_within_its_bound, FINISH_S + 60)
 	fifo_sync = tunable_ms("fifo_expire_sync");
 	slice_sync = tunable_ms("slice_sync");
 	/* The last seeky reader is idled for group_idle, others slice_idle. */
-	idle = later(tunable_ms("slice_idle"), tunable_ms("group_idle"));
+	slice_idle = tunable_ms("slice_idle");
+	idle = later(slice_idle, tunable_ms("group_idle"));
+	ASSERT_LE(0, fifo_async);
+	ASSERT_LE(0, fifo_sync);
+	ASSERT_LE(0, slice_sync);
+	ASSERT_LE(0, slice_idle);
+	ASSERT_LE(0, idle);
 
 	start = run_workers(_metadata, self->run, self->dev, &end);
 	ASSERT_EQ(0, write_file(INSTANCE, "tracing_on", "0"));
@@ -634,7 +659,8 @@ TEST_F_TIMEOUT(starve, writeback_waits_within_its_bound, FINISH_S + 60)
 	service = s.read_service_sum / s.read_services * 1e3;
 	drain = (READERS + QUANTUM_SLACK) * service;
 	async_bound = HOST_SLACK * (fifo_async + slice_sync + idle + drain);
-	turn_bound = HOST_SLACK * (fifo_sync + QUANTUM_SLACK * service);
+	turn_bound = HOST_SLACK * (later(fifo_sync, 2 * slice_idle) +
+				   QUANTUM_SLACK * service);
 	TH_LOG("%.0f s: %ld reads, %ld MiB written, %ld async writes dispatched",
 	       end - start, self->run->reads, self->run->writes,
 	       s.async_issued);
@@ -648,8 +674,9 @@ TEST_F_TIMEOUT(starve, writeback_waits_within_its_bound, FINISH_S + 60)
 	       READERS + QUANTUM_SLACK, async_bound);
 	TH_LOG("%ld starved turns, the longest %.1f ms", s.starved_turns,
 	       s.longest_starved_turn * 1e3);
-	TH_LOG("  bound %d x (fifo_expire_sync %.0f + %d requests) = %.1f ms",
-	       HOST_SLACK, fifo_sync, QUANTUM_SLACK, turn_bound);
+	TH_LOG("  bound %d x (max(fifo_expire_sync %.0f, 2 x slice_idle %.0f)",
+	       HOST_SLACK, fifo_sync, slice_idle);
+	TH_LOG("  + %d requests) = %.1f ms", QUANTUM_SLACK, turn_bound);
 	EXPECT_LT(0, s.async_issued)
 		TH_LOG("background writeback was never dispatched");
 	EXPECT_GE(async_bound, s.longest_async_wait * 1e3)
