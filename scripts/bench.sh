@@ -215,12 +215,20 @@ model_stats_json()
 		BEGIN { printf "{" } END { print "}" }' "$file"
 }
 
+# The revision the kernel about to boot was built from, as its build
+# recorded it; the checkout's, for an image built before builds did.
+image_series()
+{
+	cat "$(kernel_image).series" 2>/dev/null ||
+		git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown
+}
+
+# meta_json PROFILE DISK MEM SERIES: a group's record of what it ran on.
 meta_json()
 {
 	printf '{"run": "%s", "kernel": "%s", "series": "%s", "profile": "%s", "disk": "%s", "mem_mib": %s, "model_replies": %s}' \
 		"$(basename "$RUN")" "$(cat "$(obj_dir)/include/config/kernel.release")" \
-		"$(git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown)" \
-		"$1" "$2" "$3" "$(model_stats_json "$2")"
+		"$4" "$1" "$2" "$3" "$(model_stats_json "$2")"
 }
 
 seeds_json()
@@ -258,6 +266,7 @@ check_free_space()
 run_group()
 {
 	local plan=$1 group profile disk mem out total status=0 kinds=() append
+	local series
 	group=$(basename "$plan")
 	IFS=_ read -r profile disk mem <<<"$group"
 	out=$LOGS/bench-$group.tap
@@ -275,6 +284,8 @@ run_group()
 	fi
 	show_progress "$out" "$total" "$group" &
 	local progress=$!
+	# Taken at boot: the image may be rebuilt while the guest runs.
+	series=$(image_series)
 	QEMU_EXTRA=(-fw_cfg "name=opt/iosched/plan,file=$plan")
 	MEM=$mem boot_guest "bench-$group" bench $((GROUP_SECS * 2 + 300)) \
 		"$append" "${kinds[@]}" || status=1
@@ -286,7 +297,7 @@ run_group()
 	fi
 	"$TOP/scripts/splats.sh" "$LOGS/bench-$group.console" || status=1
 	local collect=(python3 "$TOP/bench/collect.py" "$out"
-		--meta "$(meta_json "$profile" "$disk" "$mem")" --seeds "$(seeds_json)")
+		--meta "$(meta_json "$profile" "$disk" "$mem" "$series")" --seeds "$(seeds_json)")
 	if [ $status != 0 ]; then
 		touch "$RUN/INCOMPLETE"
 		collect+=(--incomplete)

@@ -117,5 +117,9 @@ build_kernel()
 		grep -E 'error|Error' "$BUILD_LOG" | head -n 20 >&2
 		die "kernel build failed (full log: $BUILD_LOG)"
 	fi
+	# What the image was built from, for the records of the runs that
+	# boot it (the checkout may have moved on by then).
+	git -C "$TOP" describe --always --dirty >"$OBJ/arch/x86/boot/bzImage.series" 2>/dev/null ||
+		echo unknown >"$OBJ/arch/x86/boot/bzImage.series"
 	say "bzImage ready in $((SECONDS - start)) s"
 }
