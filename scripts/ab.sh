@@ -54,6 +54,8 @@ build_side()
 	say "building $side (${dir#"$TOP"/}), log ${log#"$TOP"/}"
 	env -u MAKEFLAGS -u MAKELEVEL make -C "$dir" build >"$log" 2>&1 ||
 		die "building $side failed: $(tail -n 1 "$log")"
+	# The side's tree lies in this checkout and cannot name itself.
+	git -C "$TOP" rev-parse --short "$(basename "$dir")" >"$dir/build/obj/arch/x86/boot/bzImage.series"
 	echo "$dir/build/obj/arch/x86/boot/bzImage"
 }
 

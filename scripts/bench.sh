@@ -216,11 +216,17 @@ model_stats_json()
 }
 
 # The revision the kernel about to boot was built from, as its build
-# recorded it; the checkout's, for an image built before builds did.
+# recorded it; for an image without the record, the checkout's if it is
+# this checkout's image, or unknown (KERNEL_IMAGE, make ab).
 image_series()
 {
-	cat "$(kernel_image).series" 2>/dev/null ||
+	if [ -s "$(kernel_image).series" ]; then
+		cat "$(kernel_image).series"
+	elif [ -z "${KERNEL_IMAGE:-}" ]; then
 		git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown
+	else
+		echo unknown
+	fi
 }
 
 # meta_json PROFILE DISK MEM SERIES: a group's record of what it ran on.

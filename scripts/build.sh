@@ -14,6 +14,9 @@ guest_fragments
 
 # The download, the pristine and patched trees and the objects: about 4 GiB.
 require_build_space 5 "make build"
+# Taken before the sources are prepared: a commit during the build is
+# not in the image.
+SERIES_BUILT=$(series_id)
 "$TOP/scripts/prepare.sh"
 configure
 check_config
