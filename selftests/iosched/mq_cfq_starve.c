@@ -219,10 +219,12 @@ static int make_disk(bool *made)
 /* A trace instance of our own with the events of the disk only. */
 static int trace_setup(bool *made)
 {
-	static const char *const events[] = {
-		"block/block_rq_insert", "block/block_rq_issue",
-		"block/block_rq_complete", "mq_cfq/mq_cfq_slice_start",
-		"mq_cfq/mq_cfq_slice_expire",
+	/* Subsystem and event, as in events/SUBSYSTEM/EVENT of tracefs. */
+	static const char *const events[][2] = {
+		{ "block", "block_rq_insert" }, { "block", "block_rq_issue" },
+		{ "block", "block_rq_complete" },
+		{ "mq_cfq", "mq_cfq_slice_start" },
+		{ "mq_cfq", "mq_cfq_slice_expire" },
 	};
 	unsigned int major, minor, i;
 	char buf[32], dir[PATH_MAX];
@@ -239,7 +241,8 @@ static int trace_setup(bool *made)
 	/* The kernel's dev_t (MKDEV), as the events record it. */
 	snprintf(buf, sizeof(buf), "dev == %u", major << 20 | minor);
 	for (i = 0; i < ARRAY_SIZE(events); i++) {
-		snprintf(dir, sizeof(dir), INSTANCE "/events/%s", events[i]);
+		snprintf(dir, sizeof(dir), INSTANCE "/events/%s/%s",
+			 events[i][0], events[i][1]);
 		if (write_file(dir, "filter", buf) ||
 		    write_file(dir, "enable", "1"))
 			return -1;
