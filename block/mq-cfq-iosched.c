@@ -174,7 +174,7 @@ struct cfq_tree {
 	u64 min_vtime;
 	unsigned int busy_seeky;	/* sync queues counted seeky when added */
 	u64 busy_slice_ns;		/* slices of the queues waiting */
-	/* an async turn of the class ended or an async request completed */
+	/* an async queue of the class last served in a turn of its own */
 	u64 async_served_ns;
 };
 
@@ -691,10 +691,10 @@ static struct cfq_queue *cfq_due_sync_queue(struct cfq_data *cfqd,
  * Whether async @cfqq is starved: its oldest request is past
  * fifo_expire_async, none of its requests is on the device, and no async
  * queue of its class was served in a turn of its own (see
- * cfq_async_turn_ended()) for fifo_expire_async.  Due sync requests come before writeback that is
- * first in virtual time, and a random reader's cuts an async slice short:
- * with enough random readers, or a host slow enough, some read is always
- * due.  A starved queue is served next in its class, for a short slice
+ * cfq_async_turn_ended()) for fifo_expire_async.  Due sync requests come
+ * before writeback that is first in virtual time, and a random reader's
+ * cuts an async slice short: with enough random readers, or a host slow
+ * enough, some read is always due.  A starved queue is served next in its class, for a short slice
  * that sync requests do not cut (see cfq_start_slice()).  The clock is
  * the class's, so that async queues of several levels do not take such
  * turns one after another: the class's sync queues keep the device for
