@@ -202,32 +202,43 @@ struct cfq_tunables {
 };
 
 /*
- * A request that finished while another CPU held the scheduler lock.
- * Completions arrive in interrupt context on every CPU, and spinning there
- * for the lock was mq-cfq's largest cost on fast devices: the completion
- * leaves this record and whoever holds the lock accounts for it.
+ * What mq-cfq keeps of a request it sent to the driver, from dispatch to
+ * completion: one record per scheduler tag, as a tag names one request at
+ * a time.  Completions arrive in interrupt context on every CPU, and
+ * spinning there for the lock was mq-cfq's largest cost on fast devices:
+ * a completion that finds the lock taken leaves its record on cfqd->done
+ * and whoever holds the lock accounts for it.  The tag is given again
+ * only after that, as its next request is dispatched under the lock.
  */
-struct cfq_done {
-	struct llist_node node;
+struct cfq_record {
+	struct llist_node done_node;
 	struct cfq_queue *cfqq;
-	unsigned long stamp;		/* see CFQ_STAMP_DISPATCHED */
-	u64 now_ns;
+	u64 dispatch_ns;
+	u64 done_ns;
+	u8 unit;			/* of a striped device */
+	bool dispatched;		/* and not given back */
+	bool small;			/* counts for the parallelism estimator */
 };
 
+static_assert(IOQ_PAR_MAX_UNITS - 1 <= U8_MAX);
+
 /*
- * Per hardware queue, a record for each scheduler tag: a tag is reused
- * only after its request was dispatched again, and dispatching takes the
- * lock, so a record is accounted for before its slot is needed again.
+ * The records of one tag space: a hardware queue's own scheduler tags, or
+ * the request queue's when its hardware queues share them
+ * (BLK_MQ_F_TAG_HCTX_SHARED: SAS HBAs, RAID controllers), where a tag is
+ * unique across the queue.  hctx->sched_data points at them.
  */
-struct cfq_hctx {
-	unsigned int nr_slots;
-	struct cfq_done slots[] __counted_by(nr_slots);
+struct cfq_records {
+	unsigned int nr;
+	struct cfq_record rec[] __counted_by(nr);
 };
 
 struct cfq_data {
-	struct llist_head done;		/* cfq_done records, lock-free */
+	struct llist_head done;		/* cfq_record, lock-free */
 	spinlock_t lock;		/* everything below */
 	struct request_queue *queue;
+	struct cfq_records *shared_records;	/* or NULL, see cfq_records */
+	unsigned long untracked;	/* dispatched with no record */
 	struct cfq_tunables tun;
 
 	struct cfq_tree trees[CFQ_NR_CLASSES];
@@ -270,56 +281,6 @@ static inline struct cfq_io_cq *icq_to_cic(struct io_cq *icq)
 static inline struct cfq_queue *rq_cfqq(struct request *rq)
 {
 	return rq->elv.priv[0];
-}
-
-/*
- * rq->elv.priv[1] of a request handed to the driver: its dispatch time in
- * microseconds (only differences are used, so wrapping is harmless), the
- * unit of a striped device it went to, and whether it was small enough
- * for the parallelism estimator.
- */
-#define CFQ_STAMP_DISPATCHED	1UL
-#define CFQ_STAMP_SMALL		2UL
-#define CFQ_STAMP_UNIT_SHIFT	2
-#define CFQ_STAMP_UNIT_MASK	((unsigned long)IOQ_PAR_MAX_UNITS - 1)
-#define CFQ_STAMP_SHIFT		8
-#define CFQ_STAMP_FLAGS		(CFQ_STAMP_DISPATCHED | CFQ_STAMP_SMALL | \
-				 CFQ_STAMP_UNIT_MASK << CFQ_STAMP_UNIT_SHIFT)
-static_assert(!(IOQ_PAR_MAX_UNITS & (IOQ_PAR_MAX_UNITS - 1)) &&
-	      IOQ_PAR_MAX_UNITS << CFQ_STAMP_UNIT_SHIFT <= 1 << CFQ_STAMP_SHIFT);
-
-static unsigned long cfq_stamp_time(u64 now_ns)
-{
-	return (unsigned long)div_u64(now_ns, NSEC_PER_USEC) << CFQ_STAMP_SHIFT;
-}
-
-static void cfq_stamp_dispatch(struct request *rq, unsigned int unit,
-			       u64 now_ns)
-{
-	unsigned long stamp = cfq_stamp_time(now_ns) | CFQ_STAMP_DISPATCHED |
-			      (unsigned long)unit << CFQ_STAMP_UNIT_SHIFT;
-
-	if (blk_rq_bytes(rq) <= IOQ_PAR_SMALL_BYTES)
-		stamp |= CFQ_STAMP_SMALL;
-	rq->elv.priv[1] = (void *)stamp;
-}
-
-static unsigned long cfq_stamp(struct request *rq)
-{
-	return (unsigned long)rq->elv.priv[1];
-}
-
-static unsigned int cfq_stamp_unit(unsigned long stamp)
-{
-	return (stamp >> CFQ_STAMP_UNIT_SHIFT) & CFQ_STAMP_UNIT_MASK;
-}
-
-static u64 cfq_stamp_age_ns(unsigned long stamp, u64 now_ns)
-{
-	unsigned long elapsed = cfq_stamp_time(now_ns) -
-		(stamp & ~CFQ_STAMP_FLAGS);
-
-	return (u64)(elapsed >> CFQ_STAMP_SHIFT) * NSEC_PER_USEC;
 }
 
 static u64 cfq_ms(unsigned int ms)
@@ -1024,13 +985,33 @@ static unsigned int cfq_unit_of(const struct cfq_data *cfqd,
 	return ioq_layout_unit(&cfqd->layout, blk_rq_pos(rq));
 }
 
-/* Count @rq of @cfqq as sent to the device at @now. */
+/*
+ * The record of @rq's tag, or NULL if the tags grew and no memory could
+ * be had for records of the new ones (cfq_grow_records()).
+ */
+static struct cfq_record *cfq_record_of(const struct request *rq)
+{
+	struct cfq_records *recs = rq->mq_hctx->sched_data;
+	unsigned int tag = rq->internal_tag;
+
+	return tag < recs->nr ? &recs->rec[tag] : NULL;
+}
+
+/*
+ * Count @rq of @cfqq as sent to the device at @now.  A request without a
+ * record goes untracked: it is not counted, so nothing has to be undone.
+ */
 static void cfq_account_dispatch(struct cfq_data *cfqd,
 				 struct cfq_queue *cfqq, struct request *rq,
 				 u64 now)
 {
+	struct cfq_record *rec = cfq_record_of(rq);
 	unsigned int unit = cfq_unit_of(cfqd, rq);
 
+	if (!rec) {
+		cfqd->untracked++;
+		return;
+	}
 	cfqq->ioq.head_pos = blk_rq_pos(rq) + blk_rq_sectors(rq);
 	cfqq->in_flight++;
 	cfqq->slice_dispatched++;
@@ -1040,7 +1021,10 @@ static void cfq_account_dispatch(struct cfq_data *cfqd,
 	cfqd->units[unit].owner = cfqq;
 	cfqd->units[unit].in_flight++;
 	ioq_par_dispatch(&cfqd->par, now);
-	cfq_stamp_dispatch(rq, unit, now);
+	rec->dispatch_ns = now;
+	rec->unit = unit;
+	rec->small = blk_rq_bytes(rq) <= IOQ_PAR_SMALL_BYTES;
+	rec->dispatched = true;
 }
 
 static struct request *cfq_dispatch_from(struct cfq_data *cfqd,
@@ -1241,11 +1225,12 @@ static void cfq_unit_completed(struct cfq_data *cfqd,
 		u->free_at_ns += cfq_idle_window(cfqd, cfqq);
 }
 
-/* A dispatched request of @cfqq is back: charge it and account for it. */
-static void cfq_completed(struct cfq_data *cfqd, struct cfq_queue *cfqq,
-			  unsigned long stamp, u64 now)
+/* The request of @rec is back from the device: charge its queue. */
+static void cfq_completed(struct cfq_data *cfqd, const struct cfq_record *rec)
 {
-	u64 service = min(cfq_stamp_age_ns(stamp, now),
+	struct cfq_queue *cfqq = rec->cfqq;
+	u64 now = rec->done_ns;
+	u64 service = min(ioq_ns_since(now, rec->dispatch_ns),
 			  ioq_ns_since(now, cfqd->last_completion_ns));
 
 	cfqd->last_completion_ns = max(cfqd->last_completion_ns, now);
@@ -1253,8 +1238,8 @@ static void cfq_completed(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 					  &cfqd->service_samples);
 	cfqd->in_flight--;
 	cfqq->in_flight--;
-	cfq_unit_completed(cfqd, cfqq, cfq_stamp_unit(stamp), now);
-	ioq_par_complete(&cfqd->par, now, stamp & CFQ_STAMP_SMALL);
+	cfq_unit_completed(cfqd, cfqq, rec->unit, now);
+	ioq_par_complete(&cfqd->par, now, rec->small);
 	ioq_stats_completion(&cfqq->ioq.stats, now);
 	cfq_charge(cfqd, cfqq, service);
 	if (cfqq == cfqd->active && cfqq->slice_end_ns == U64_MAX)
@@ -1284,7 +1269,7 @@ static void cfq_completed(struct cfq_data *cfqd, struct cfq_queue *cfqq,
  */
 static void cfq_undispatch(struct cfq_data *cfqd, struct request *rq, u64 now)
 {
-	unsigned long stamp = cfq_stamp(rq);
+	struct cfq_record *rec = cfq_record_of(rq);
 	struct cfq_queue *cfqq = rq_cfqq(rq);
 
 	/*
@@ -1292,30 +1277,31 @@ static void cfq_undispatch(struct cfq_data *cfqd, struct request *rq, u64 now)
 	 * the hardware queue's dispatch list, not through the scheduler: it
 	 * stays in flight, and its completion accounts for it.
 	 */
-	if (!(stamp & CFQ_STAMP_DISPATCHED) || (rq->rq_flags & RQF_DONTPREP))
+	if (!rec || !rec->dispatched || (rq->rq_flags & RQF_DONTPREP))
 		return;
-	cfqd->units[cfq_stamp_unit(stamp)].in_flight--;
+	cfqd->units[rec->unit].in_flight--;
 	cfqq->in_flight--;
 	cfqd->in_flight--;
 	if (cfqq == cfqd->active && cfqq->slice_dispatched)
 		cfqq->slice_dispatched--;
 	ioq_par_requeue(&cfqd->par, now);
-	rq->elv.priv[1] = NULL;
+	rec->dispatched = false;
 }
 
-/* The last of a request of @cfqq: @stamp says whether it was dispatched. */
-static void cfq_request_done(struct cfq_data *cfqd, struct cfq_queue *cfqq,
-			     unsigned long stamp, u64 now)
+/* The request of @rec is freed: account for it if it was on the device. */
+static void cfq_record_done(struct cfq_data *cfqd, struct cfq_record *rec)
 {
-	if (stamp & CFQ_STAMP_DISPATCHED)
-		cfq_completed(cfqd, cfqq, stamp, now);
-	cfq_put_queue(cfqq);
+	if (rec->dispatched) {
+		cfq_completed(cfqd, rec);
+		rec->dispatched = false;
+	}
+	cfq_put_queue(rec->cfqq);
 }
 
 /* Account for the requests that finished while the lock was taken. */
 static void cfq_account_deferred(struct cfq_data *cfqd)
 {
-	struct cfq_done *done, *next;
+	struct cfq_record *rec, *next;
 	struct llist_node *list;
 
 	lockdep_assert_held(&cfqd->lock);
@@ -1323,8 +1309,8 @@ static void cfq_account_deferred(struct cfq_data *cfqd)
 		return;
 	/* Oldest first: the service charged is the time since the last. */
 	list = llist_reverse_order(llist_del_all(&cfqd->done));
-	llist_for_each_entry_safe(done, next, list, node)
-		cfq_request_done(cfqd, done->cfqq, done->stamp, done->now_ns);
+	llist_for_each_entry_safe(rec, next, list, done_node)
+		cfq_record_done(cfqd, rec);
 }
 
 static void cfq_lock(struct cfq_data *cfqd, unsigned long *flags)
@@ -1357,15 +1343,6 @@ static void cfq_unlock(struct cfq_data *cfqd, unsigned long flags)
 			return;
 		cfq_account_deferred(cfqd);
 	}
-}
-
-/* The record slot of @rq, or NULL if the tag space grew since init_hctx. */
-static struct cfq_done *cfq_done_slot(struct request *rq)
-{
-	struct cfq_hctx *ch = rq->mq_hctx->sched_data;
-	unsigned int tag = rq->internal_tag;
-
-	return tag < ch->nr_slots ? &ch->slots[tag] : NULL;
 }
 
 static struct request *cfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
@@ -1409,12 +1386,68 @@ static void cfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 		data->shallow_depth = READ_ONCE(cfqd->async_depth);
 }
 
+static struct cfq_records *cfq_alloc_records(unsigned int nr, int node,
+					     gfp_t gfp)
+{
+	struct cfq_records *recs;
+
+	recs = kvzalloc_node(struct_size(recs, rec, nr), gfp, node);
+	if (recs)
+		recs->nr = nr;
+	return recs;
+}
+
+/*
+ * Give @hctx the records @recs (NULL: none) and return those it had,
+ * which nobody walks any more.  The queue is frozen, yet a completion may
+ * have left its record to a sched/ debugfs reader that still holds the
+ * lock: account for it here, after that reader.  Nothing is queued, so no
+ * run of the queue is due.
+ */
+static struct cfq_records *cfq_replace_records(struct cfq_data *cfqd,
+					       struct blk_mq_hw_ctx *hctx,
+					       struct cfq_records *recs)
+{
+	struct cfq_records *old;
+
+	spin_lock_irq(&cfqd->lock);
+	cfq_account_deferred(cfqd);
+	cfqd->rerun = false;
+	old = hctx->sched_data;
+	hctx->sched_data = recs;
+	spin_unlock_irq(&cfqd->lock);
+	return old;
+}
+
+/*
+ * nr_requests grew beyond the tags @hctx's records were made for: blk-mq
+ * gave the hardware queue new tags, with the queue frozen.  Make records
+ * for them; without the memory, requests on the new tags go untracked.
+ */
+static void cfq_grow_records(struct cfq_data *cfqd, struct blk_mq_hw_ctx *hctx)
+{
+	struct cfq_records *recs = hctx->sched_data;
+	unsigned int nr = hctx->sched_tags->nr_tags;
+
+	if (nr <= recs->nr)
+		return;
+	/* Frozen: reclaim must not wait for I/O to this queue. */
+	recs = cfq_alloc_records(nr, hctx->numa_node, GFP_NOIO);
+	if (!recs) {
+		pr_warn_ratelimited("mq-cfq: %s: no memory to track %u requests\n",
+				    hctx->queue->disk->disk_name, nr);
+		return;
+	}
+	kvfree(cfq_replace_records(cfqd, hctx, recs));
+}
+
 static void cfq_depth_updated(struct blk_mq_hw_ctx *hctx)
 {
 	struct cfq_data *cfqd = hctx->queue->elevator->elevator_data;
 	/* Called before q->nr_requests changes: the map has the new depth. */
 	unsigned int nr = hctx->sched_tags->bitmap_tags.sb.depth;
 
+	cfq_grow_records(cfqd, hctx);
 	WRITE_ONCE(cfqd->async_depth, max(1U, nr * 3 / 4));
 	WRITE_ONCE(cfqd->idle_depth, max(1U, nr / 8));
 	sbitmap_queue_min_shallow_depth(&hctx->sched_tags->bitmap_tags,
@@ -1423,15 +1456,15 @@ static void cfq_depth_updated(struct blk_mq_hw_ctx *hctx)
 
 static int cfq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
 {
-	unsigned int nr_slots = hctx->sched_tags->nr_tags;
-	struct cfq_hctx *ch;
+	struct cfq_data *cfqd = hctx->queue->elevator->elevator_data;
+	struct cfq_records *recs = cfqd->shared_records;
 
-	ch = kvzalloc_node(struct_size(ch, slots, nr_slots), GFP_KERNEL,
-			   hctx->numa_node);
-	if (!ch)
+	if (!recs)
+		recs = cfq_alloc_records(hctx->sched_tags->nr_tags,
+					 hctx->numa_node, GFP_KERNEL);
+	if (!recs)
 		return -ENOMEM;
-	ch->nr_slots = nr_slots;
-	hctx->sched_data = ch;
+	hctx->sched_data = recs;
 	cfq_depth_updated(hctx);
 	return 0;
 }
@@ -1439,21 +1472,10 @@ static int cfq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
 static void cfq_exit_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
 {
 	struct cfq_data *cfqd = hctx->queue->elevator->elevator_data;
+	struct cfq_records *recs = cfq_replace_records(cfqd, hctx, NULL);
 
-	/*
-	 * The queue is frozen, yet a completion may have left its record to
-	 * a sched/ debugfs reader that still holds the lock (those files go
-	 * after this).  Account for it here, after that reader, so that no
-	 * one walks the records once their slots are freed; the first
-	 * hardware queue's call drains the records of all.  Nothing is
-	 * queued, so no run of the queue is due.
-	 */
-	spin_lock_irq(&cfqd->lock);
-	cfq_account_deferred(cfqd);
-	cfqd->rerun = false;
-	spin_unlock_irq(&cfqd->lock);
-	kvfree(hctx->sched_data);
-	hctx->sched_data = NULL;
+	if (recs != cfqd->shared_records)
+		kvfree(recs);
 }
 
 static bool cfq_has_work(struct blk_mq_hw_ctx *hctx)
@@ -1536,17 +1558,14 @@ static void cfq_prepare_request(struct request *rq)
 {
 	rq->elv.icq = ioc_find_get_icq(rq->q);
 	rq->elv.priv[0] = NULL;
-	rq->elv.priv[1] = NULL;
 }
 
 static void cfq_finish_request(struct request *rq)
 {
 	struct cfq_queue *cfqq = rq_cfqq(rq);
-	unsigned long stamp = cfq_stamp(rq);
+	struct cfq_record *rec;
 	struct cfq_data *cfqd;
-	struct cfq_done *done;
 	unsigned long flags;
-	u64 now;
 
 	if (rq->elv.icq) {
 		put_io_context(rq->elv.icq->ioc);
@@ -1555,19 +1574,16 @@ static void cfq_finish_request(struct request *rq)
 	if (!cfqq)
 		return;
 	rq->elv.priv[0] = NULL;
-	rq->elv.priv[1] = NULL;
 	cfqd = cfqq->cfqd;
-	now = ktime_get_ns();
 
-	done = cfq_done_slot(rq);
-	if (!done) {
+	rec = cfq_record_of(rq);
+	if (!rec) {	/* untracked: only the queue's reference to drop */
 		cfq_lock(cfqd, &flags);
-		cfq_request_done(cfqd, cfqq, stamp, now);
+		cfq_put_queue(cfqq);
 	} else {
-		done->cfqq = cfqq;
-		done->stamp = stamp;
-		done->now_ns = now;
-		llist_add(&done->node, &cfqd->done);
+		rec->cfqq = cfqq;
+		rec->done_ns = ktime_get_ns();
+		llist_add(&rec->done_node, &cfqd->done);
 		/* Then the holder accounts for it, in cfq_unlock(). */
 		if (!spin_trylock_irqsave(&cfqd->lock, flags))
 			return;
@@ -1795,6 +1811,17 @@ static int cfq_init_sched(struct request_queue *q, struct elevator_type *e)
 		kobject_put(&eq->kobj);
 		return -ENOMEM;
 	}
+	/* Tags unique across the queue: one record each, not per hw queue. */
+	if (blk_mq_is_shared_tags(q->tag_set->flags)) {
+		cfqd->shared_records =
+			cfq_alloc_records(q->sched_shared_tags->nr_tags,
+					  q->node, GFP_KERNEL);
+		if (!cfqd->shared_records) {
+			kfree(cfqd);
+			kobject_put(&eq->kobj);
+			return -ENOMEM;
+		}
+	}
 	eq->elevator_data = cfqd;
 	cfq_init_data(cfqd, q);
 
@@ -1822,6 +1849,7 @@ static void cfq_exit_sched(struct elevator_queue *e)
 	spin_unlock_irq(&cfqd->lock);
 	clear_bit(ELEVATOR_FLAG_DISABLE_WBT, &e->flags);
 	wbt_enable_default(cfqd->queue->disk);
+	kvfree(cfqd->shared_records);
 	kfree(cfqd);
 }
 
@@ -2030,10 +2058,40 @@ static int cfq_slices_show(void *data, struct seq_file *m)
 	return 0;
 }
 
+/*
+ * The records of requests on the device: how many tag spaces have them
+ * (one when the hardware queues share their tags), how many records and
+ * bytes in all, and how many requests went untracked for want of one.
+ */
+static int cfq_records_show(void *data, struct seq_file *m)
+{
+	struct request_queue *q = data;
+	struct cfq_data *cfqd = q->elevator->elevator_data;
+	struct cfq_records *shared = cfqd->shared_records;
+	unsigned int spaces = !!shared, nr = shared ? shared->nr : 0;
+	struct blk_mq_hw_ctx *hctx;
+	unsigned long flags, i;
+
+	cfq_lock(cfqd, &flags);
+	queue_for_each_hw_ctx(q, hctx, i) {
+		struct cfq_records *recs = hctx->sched_data;
+
+		if (recs && recs != shared) {
+			spaces++;
+			nr += recs->nr;
+		}
+	}
+	seq_printf(m, "tag_spaces %u\nrecords %u\nbytes %zu\nuntracked %lu\n",
+		   spaces, nr, nr * sizeof(struct cfq_record), cfqd->untracked);
+	cfq_unlock(cfqd, flags);
+	return 0;
+}
+
 static const struct blk_mq_debugfs_attr cfq_queue_debugfs_attrs[] = {
 	{"active", 0400, cfq_active_show},
 	{"busy_queues", 0400, cfq_busy_queues_show},
 	{"estimator", 0400, cfq_estimator_show},
+	{"records", 0400, cfq_records_show},
 	{"slices", 0400, cfq_slices_show},
 	{},
 };

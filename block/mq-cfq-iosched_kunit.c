@@ -8,6 +8,14 @@
 #include <kunit/test.h>
 
 #define CFQ_TEST_MS	NSEC_PER_MSEC
+#define CFQ_TEST_TAGS	64
+
+/* A request queue with one hardware queue, whose tags have records. */
+struct cfq_test_queue {
+	struct request_queue q;
+	struct blk_mq_hw_ctx hctx;
+	unsigned int next_tag;
+};
 
 /* The idle and grace timer must not run a queue the test made up. */
 static enum hrtimer_restart cfq_test_timer_fn(struct hrtimer *timer)
@@ -17,14 +25,19 @@ static enum hrtimer_restart cfq_test_timer_fn(struct hrtimer *timer)
 
 static int cfq_test_init(struct kunit *test)
 {
-	struct request_queue *q = kunit_kzalloc(test, sizeof(*q), GFP_KERNEL);
+	struct cfq_test_queue *tq = kunit_kzalloc(test, sizeof(*tq), GFP_KERNEL);
 	struct cfq_data *cfqd = kunit_kzalloc(test, sizeof(*cfqd), GFP_KERNEL);
+	struct request_queue *q = &tq->q;
 
-	KUNIT_ASSERT_NOT_NULL(test, q);
+	KUNIT_ASSERT_NOT_NULL(test, tq);
 	KUNIT_ASSERT_NOT_NULL(test, cfqd);
 	/* A disk for the tracepoints, which name it, if they are on. */
 	q->disk = kunit_kzalloc(test, sizeof(*q->disk), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, q->disk);
+	tq->hctx.queue = q;
+	tq->hctx.sched_data = cfq_alloc_records(CFQ_TEST_TAGS, NUMA_NO_NODE,
+						GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, tq->hctx.sched_data);
 	q->limits.features = BLK_FEAT_ROTATIONAL;
 	cfq_init_data(cfqd, q);
 	cfqd->timer.function = cfq_test_timer_fn;
@@ -36,8 +49,13 @@ static void cfq_test_exit(struct kunit *test)
 {
 	struct cfq_data *cfqd = test->priv;
 
-	if (cfqd)	/* NULL if init failed */
-		hrtimer_cancel(&cfqd->timer);
+	struct cfq_test_queue *tq;
+
+	if (!cfqd || !cfqd->queue)	/* init failed */
+		return;
+	hrtimer_cancel(&cfqd->timer);
+	tq = container_of(cfqd->queue, struct cfq_test_queue, q);
+	kvfree(tq->hctx.sched_data);
 }
 
 /* Make @cfqq, which has no requests, the active queue at @now. */
@@ -146,10 +164,13 @@ static void cfq_test_charge_extremes(struct kunit *test)
 static struct request *cfq_test_read(struct kunit *test,
 				     struct request_queue *q, sector_t pos)
 {
+	struct cfq_test_queue *tq = container_of(q, struct cfq_test_queue, q);
 	struct request *rq = kunit_kzalloc(test, sizeof(*rq), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, rq);
 	rq->q = q;
+	rq->mq_hctx = &tq->hctx;
+	rq->internal_tag = tq->next_tag++;
 	/* Not mergeable: the test has no elevator_queue for its hash. */
 	rq->cmd_flags = REQ_OP_READ | REQ_SYNC | REQ_NOMERGE;
 	rq->__sector = pos;
@@ -207,6 +228,74 @@ static void cfq_test_requeue_undoes_dispatch(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cfqd->in_flight, 1);
 	KUNIT_EXPECT_EQ(test, cfqq->in_flight, 1);
 	KUNIT_EXPECT_EQ(test, cfqd->par.in_flight, 1);
+}
+
+/* What cfq_finish_request() does when another CPU holds the lock. */
+static void cfq_test_finish_deferred(struct cfq_data *cfqd, struct request *rq,
+				     u64 now)
+{
+	struct cfq_record *rec = cfq_record_of(rq);
+
+	rec->cfqq = rq_cfqq(rq);
+	rec->done_ns = now;
+	llist_add(&rec->done_node, &cfqd->done);
+}
+
+/*
+ * The record keeps the whole dispatch time: a request on the device for
+ * 20 s, longer than the 16.8 s a 32-bit stamp of microseconds held, is
+ * charged all of it when the lock holder accounts for its completion.
+ */
+static void cfq_test_record_keeps_dispatch_time(struct kunit *test)
+{
+	struct cfq_data *cfqd = test->priv;
+	struct request *rq = cfq_test_read(test, cfqd->queue, 2048);
+	u64 sent = 1000 * CFQ_TEST_MS, back = sent + 20 * NSEC_PER_SEC;
+	struct cfq_queue *cfqq;
+
+	spin_lock_irq(&cfqd->lock);
+	cfq_insert_request(cfqd, rq, 0, sent);
+	KUNIT_ASSERT_PTR_EQ(test, cfq_dispatch_queued(cfqd, sent), rq);
+	cfqq = rq_cfqq(rq);
+	cfqd->last_completion_ns = sent;
+	cfq_test_finish_deferred(cfqd, rq, back);
+	KUNIT_EXPECT_EQ(test, cfqd->in_flight, 1);
+
+	cfq_account_deferred(cfqd);
+	spin_unlock_irq(&cfqd->lock);
+	KUNIT_EXPECT_TRUE(test, llist_empty(&cfqd->done));
+	KUNIT_EXPECT_EQ(test, cfqd->in_flight, 0);
+	KUNIT_EXPECT_EQ(test, cfqq->in_flight, 0);
+	KUNIT_EXPECT_EQ(test, cfqd->mean_service_ns, back - sent);
+	KUNIT_EXPECT_EQ(test, cfqd->last_completion_ns, back);
+	KUNIT_EXPECT_FALSE(test, cfq_record_of(rq)->dispatched);
+}
+
+/*
+ * A request on a tag the records do not reach (nr_requests grew and the
+ * records could not) goes to the device uncounted: nothing in flight,
+ * nothing to undo on a requeue, and its completion charges nothing.
+ */
+static void cfq_test_untracked_request(struct kunit *test)
+{
+	struct cfq_data *cfqd = test->priv;
+	struct request *rq = cfq_test_read(test, cfqd->queue, 2048);
+	u64 vtime;
+
+	rq->internal_tag = CFQ_TEST_TAGS;
+	spin_lock_irq(&cfqd->lock);
+	cfq_insert_request(cfqd, rq, 0, 1 * CFQ_TEST_MS);
+	KUNIT_ASSERT_PTR_EQ(test, cfq_dispatch_queued(cfqd, 2 * CFQ_TEST_MS), rq);
+	vtime = rq_cfqq(rq)->vtime;
+	KUNIT_EXPECT_EQ(test, cfqd->untracked, 1);
+	KUNIT_EXPECT_EQ(test, cfqd->in_flight, 0);
+	KUNIT_EXPECT_EQ(test, cfqd->par.in_flight, 0);
+
+	cfq_undispatch(cfqd, rq, 3 * CFQ_TEST_MS);
+	KUNIT_EXPECT_EQ(test, cfqd->in_flight, 0);
+	KUNIT_EXPECT_EQ(test, cfqd->par.window_completions, 0);
+	KUNIT_EXPECT_EQ(test, rq_cfqq(rq)->vtime, vtime);
+	spin_unlock_irq(&cfqd->lock);
 }
 
 /*
@@ -379,6 +468,8 @@ static struct kunit_case cfq_test_cases[] = {
 	KUNIT_CASE(cfq_test_latency_slice_extremes),
 	KUNIT_CASE(cfq_test_charge_extremes),
 	KUNIT_CASE(cfq_test_requeue_undoes_dispatch),
+	KUNIT_CASE(cfq_test_record_keeps_dispatch_time),
+	KUNIT_CASE(cfq_test_untracked_request),
 	KUNIT_CASE(cfq_test_merges_stay_in_queue),
 	KUNIT_CASE(cfq_test_be_ages_past_rt),
 	KUNIT_CASE(cfq_test_no_idling_without_tags),
