@@ -461,6 +461,60 @@ static void cfq_test_starvation_clock_per_class(struct kunit *test)
 	norm->in_flight = 0;
 }
 
+/*
+ * Whether cfq_fill_queue() takes @async as a filler beside the active
+ * reader at @now, and at @now when @async is not starved.
+ */
+static void cfq_test_expect_no_starved_filler(struct kunit *test,
+					      struct cfq_queue *async, u64 now)
+{
+	struct cfq_data *cfqd = test->priv;
+	struct cfq_tree *tree = &cfqd->trees[async->class];
+
+	tree->async_served_ns = now - cfq_ms(cfqd->tun.fifo_expire_async);
+	KUNIT_ASSERT_TRUE(test, cfq_async_starved(cfqd, async, now));
+	KUNIT_EXPECT_NULL(test, cfq_fill_queue(cfqd, now));
+	tree->async_served_ns = now - 1;
+	KUNIT_ASSERT_FALSE(test, cfq_async_starved(cfqd, async, now));
+	KUNIT_EXPECT_PTR_EQ(test, cfq_fill_queue(cfqd, now), async);
+}
+
+/*
+ * Starved writeback is owed a turn of its own, not a filler request now
+ * and then: neither fill path takes it, not by a reported layout's free
+ * units, nor up to the units the scheduler counts; both take the same
+ * queue once it is not starved.
+ */
+static void cfq_test_starved_queue_is_no_filler(struct kunit *test)
+{
+	struct cfq_data *cfqd = test->priv;
+	struct cfq_queue *async = &cfqd->async_queues[CFQ_BE][IOPRIO_BE_NORM];
+	struct cfq_queue *reader = &cfqd->oom_queue;
+	u64 now = 1000 * CFQ_TEST_MS;
+	struct request *rq;
+
+	rq = cfq_test_insert_due(test, cfqd, REQ_OP_WRITE, 1 << 20, now);
+	KUNIT_ASSERT_PTR_EQ(test, rq_cfqq(rq), async);
+	/* The reader is active, waiting for its next request. */
+	cfq_test_activate(cfqd, reader, now);
+	reader->in_flight = 1;
+	cfqd->in_flight = 1;
+	now += 1000 * CFQ_TEST_MS;
+
+	/* A striped device's layout: the write's unit is free. */
+	KUNIT_ASSERT_TRUE(test, ioq_layout_update(&cfqd->layout, SZ_64K,
+						  4 * SZ_64K, true));
+	KUNIT_ASSERT_NE(test, cfq_unit_of(cfqd, rq), 1);
+	cfqd->units[1].owner = reader;
+	cfqd->units[1].in_flight = 1;
+	cfq_test_expect_no_starved_filler(test, async, now);
+
+	/* No layout: four spindles, one request out. */
+	KUNIT_ASSERT_TRUE(test, ioq_layout_update(&cfqd->layout, 0, 0, true));
+	cfqd->tun.spindles = 4;
+	cfq_test_expect_no_starved_filler(test, async, now);
+}
+
 static struct kunit_case cfq_test_cases[] = {
 	KUNIT_CASE(cfq_test_idle_ends_before_it_started),
 	KUNIT_CASE(cfq_test_idle_class_grace),
@@ -475,6 +529,7 @@ static struct kunit_case cfq_test_cases[] = {
 	KUNIT_CASE(cfq_test_no_idling_without_tags),
 	KUNIT_CASE(cfq_test_starved_writeback_goes_next),
 	KUNIT_CASE(cfq_test_starvation_clock_per_class),
+	KUNIT_CASE(cfq_test_starved_queue_is_no_filler),
 	{}
 };
 
