@@ -150,7 +150,7 @@ def metrics_of(job, text):
     metrics = per_job_metrics(fio)
     # IOPS matter for the CPU-cost and physics cells; elsewhere they
     # duplicate KB/s.
-    if job not in ("nullblk-iops", "device-read"):
+    if job not in ("nullblk-iops", "randread-iops", "device-read"):
         metrics = {k: v for k, v in metrics.items() if not k.endswith("_iops")}
     # On cached re-reads the cost of readahead is CPU time, not I/O.
     if job == "fileset-cached":
