@@ -202,13 +202,14 @@ struct cfq_tunables {
 };
 
 /*
- * What mq-cfq keeps of a request it sent to the driver, from dispatch to
- * completion: one record per scheduler tag, as a tag names one request at
- * a time.  Completions arrive in interrupt context on every CPU, and
- * spinning there for the lock was mq-cfq's largest cost on fast devices:
- * a completion that finds the lock taken leaves its record on cfqd->done
- * and whoever holds the lock accounts for it.  The tag is given again
- * only after that, as its next request is dispatched under the lock.
+ * What mq-cfq keeps of a request it sent to the driver: one record per
+ * scheduler tag, as a tag names one request at a time.  Completions arrive
+ * in interrupt context on every CPU, and spinning there for the lock was
+ * mq-cfq's largest cost on fast devices: a completion that finds the lock
+ * taken leaves its record on cfqd->done and whoever holds the lock
+ * accounts for it.  The tag may be allocated again at once, but its next
+ * request reaches the record only through insert, under the lock, whose
+ * taking accounts for the records left before.
  */
 struct cfq_record {
 	struct llist_node done_node;
@@ -216,7 +217,7 @@ struct cfq_record {
 	u64 dispatch_ns;
 	u64 done_ns;
 	u8 unit;			/* of a striped device */
-	bool dispatched;		/* and not given back */
+	bool dispatched;		/* on the device, not requeued */
 	bool small;			/* counts for the parallelism estimator */
 };
 
@@ -226,9 +227,10 @@ static_assert(IOQ_PAR_MAX_UNITS - 1 <= U8_MAX);
  * The records of one tag space: a hardware queue's own scheduler tags, or
  * the request queue's when its hardware queues share them
  * (BLK_MQ_F_TAG_HCTX_SHARED: SAS HBAs, RAID controllers), where a tag is
- * unique across the queue.  hctx->sched_data points at them.
+ * unique across the queue.  hctx->sched_data points at them, and every
+ * tag that can be allocated has its record (cfq_grow_records()).
  */
-struct cfq_records {
+struct cfq_record_set {
 	unsigned int nr;
 	struct cfq_record rec[] __counted_by(nr);
 };
@@ -237,8 +239,7 @@ struct cfq_data {
 	struct llist_head done;		/* cfq_record, lock-free */
 	spinlock_t lock;		/* everything below */
 	struct request_queue *queue;
-	struct cfq_records *shared_records;	/* or NULL, see cfq_records */
-	unsigned long untracked;	/* dispatched with no record */
+	struct cfq_record_set *shared_records;	/* or NULL, see the type */
 	struct cfq_tunables tun;
 
 	struct cfq_tree trees[CFQ_NR_CLASSES];
@@ -985,22 +986,14 @@ static unsigned int cfq_unit_of(const struct cfq_data *cfqd,
 	return ioq_layout_unit(&cfqd->layout, blk_rq_pos(rq));
 }
 
-/*
- * The record of @rq's tag, or NULL if the tags grew and no memory could
- * be had for records of the new ones (cfq_grow_records()).
- */
 static struct cfq_record *cfq_record_of(const struct request *rq)
 {
-	struct cfq_records *recs = rq->mq_hctx->sched_data;
-	unsigned int tag = rq->internal_tag;
+	struct cfq_record_set *recs = rq->mq_hctx->sched_data;
 
-	return tag < recs->nr ? &recs->rec[tag] : NULL;
+	return &recs->rec[rq->internal_tag];
 }
 
-/*
- * Count @rq of @cfqq as sent to the device at @now.  A request without a
- * record goes untracked: it is not counted, so nothing has to be undone.
- */
+/* Count @rq of @cfqq as sent to the device at @now. */
 static void cfq_account_dispatch(struct cfq_data *cfqd,
 				 struct cfq_queue *cfqq, struct request *rq,
 				 u64 now)
@@ -1008,10 +1001,9 @@ static void cfq_account_dispatch(struct cfq_data *cfqd,
 	struct cfq_record *rec = cfq_record_of(rq);
 	unsigned int unit = cfq_unit_of(cfqd, rq);
 
-	if (!rec) {
-		cfqd->untracked++;
+	/* Counted twice, it would stay in flight for ever. */
+	if (WARN_ON_ONCE(rec->dispatched))
 		return;
-	}
 	cfqq->ioq.head_pos = blk_rq_pos(rq) + blk_rq_sectors(rq);
 	cfqq->in_flight++;
 	cfqq->slice_dispatched++;
@@ -1277,7 +1269,7 @@ static void cfq_undispatch(struct cfq_data *cfqd, struct request *rq, u64 now)
 	 * the hardware queue's dispatch list, not through the scheduler: it
 	 * stays in flight, and its completion accounts for it.
 	 */
-	if (!rec || !rec->dispatched || (rq->rq_flags & RQF_DONTPREP))
+	if (!rec->dispatched || (rq->rq_flags & RQF_DONTPREP))
 		return;
 	cfqd->units[rec->unit].in_flight--;
 	cfqq->in_flight--;
@@ -1386,12 +1378,16 @@ static void cfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 		data->shallow_depth = READ_ONCE(cfqd->async_depth);
 }
 
-static struct cfq_records *cfq_alloc_records(unsigned int nr, int node,
-					     gfp_t gfp)
+/*
+ * Records are allocated with GFP_NOIO: the queue is frozen, or being set
+ * up, and reclaim must not wait for I/O to it.
+ */
+static struct cfq_record_set *cfq_alloc_records(unsigned int nr, int node)
 {
-	struct cfq_records *recs;
+	struct cfq_record_set *recs;
 
-	recs = kvzalloc_node(struct_size(recs, rec, nr), gfp, node);
+	recs = kvzalloc_node(struct_size(recs, rec, nr),
+			     GFP_NOIO | __GFP_NOWARN, node);
 	if (recs)
 		recs->nr = nr;
 	return recs;
@@ -1404,11 +1400,11 @@ static struct cfq_records *cfq_alloc_records(unsigned int nr, int node,
  * lock: account for it here, after that reader.  Nothing is queued, so no
  * run of the queue is due.
  */
-static struct cfq_records *cfq_replace_records(struct cfq_data *cfqd,
-					       struct blk_mq_hw_ctx *hctx,
-					       struct cfq_records *recs)
+static struct cfq_record_set *cfq_replace_records(struct cfq_data *cfqd,
+						  struct blk_mq_hw_ctx *hctx,
+						  struct cfq_record_set *recs)
 {
-	struct cfq_records *old;
+	struct cfq_record_set *old;
 
 	spin_lock_irq(&cfqd->lock);
 	cfq_account_deferred(cfqd);
@@ -1422,20 +1418,25 @@ static struct cfq_records *cfq_replace_records(struct cfq_data *cfqd,
 /*
  * nr_requests grew beyond the tags @hctx's records were made for: blk-mq
  * gave the hardware queue new tags, with the queue frozen.  Make records
- * for them; without the memory, requests on the new tags go untracked.
+ * for them.  Without the memory, the tags beyond the records are not
+ * handed out: the hardware queue keeps the depth it had.  (Shared tags
+ * are allocated at their maximum and never grow.)
  */
 static void cfq_grow_records(struct cfq_data *cfqd, struct blk_mq_hw_ctx *hctx)
 {
-	struct cfq_records *recs = hctx->sched_data;
-	unsigned int nr = hctx->sched_tags->nr_tags;
+	struct blk_mq_tags *tags = hctx->sched_tags;
+	struct cfq_record_set *recs = hctx->sched_data;
 
-	if (nr <= recs->nr)
+	if (recs == cfqd->shared_records || tags->nr_tags <= recs->nr)
 		return;
-	/* Frozen: reclaim must not wait for I/O to this queue. */
-	recs = cfq_alloc_records(nr, hctx->numa_node, GFP_NOIO);
+	recs = cfq_alloc_records(tags->nr_tags, hctx->numa_node);
 	if (!recs) {
-		pr_warn_ratelimited("mq-cfq: %s: no memory to track %u requests\n",
-				    hctx->queue->disk->disk_name, nr);
+		recs = hctx->sched_data;
+		pr_warn("mq-cfq: %s: no memory for %u requests on hardware queue %u, keeping %u\n",
+			cfqd->queue->disk->disk_name, tags->nr_tags,
+			hctx->queue_num, recs->nr);
+		sbitmap_queue_resize(&tags->bitmap_tags,
+				     recs->nr - tags->nr_reserved_tags);
 		return;
 	}
 	kvfree(cfq_replace_records(cfqd, hctx, recs));
@@ -1444,10 +1445,11 @@ static void cfq_grow_records(struct cfq_data *cfqd, struct blk_mq_hw_ctx *hctx)
 static void cfq_depth_updated(struct blk_mq_hw_ctx *hctx)
 {
 	struct cfq_data *cfqd = hctx->queue->elevator->elevator_data;
-	/* Called before q->nr_requests changes: the map has the new depth. */
-	unsigned int nr = hctx->sched_tags->bitmap_tags.sb.depth;
+	unsigned int nr;
 
 	cfq_grow_records(cfqd, hctx);
+	/* Called before q->nr_requests changes: the map has the new depth. */
+	nr = hctx->sched_tags->bitmap_tags.sb.depth;
 	WRITE_ONCE(cfqd->async_depth, max(1U, nr * 3 / 4));
 	WRITE_ONCE(cfqd->idle_depth, max(1U, nr / 8));
 	sbitmap_queue_min_shallow_depth(&hctx->sched_tags->bitmap_tags,
@@ -1457,14 +1459,15 @@ static void cfq_depth_updated(struct blk_mq_hw_ctx *hctx)
 static int cfq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
 {
 	struct cfq_data *cfqd = hctx->queue->elevator->elevator_data;
-	struct cfq_records *recs = cfqd->shared_records;
+	struct cfq_record_set *recs = cfqd->shared_records;
 
 	if (!recs)
 		recs = cfq_alloc_records(hctx->sched_tags->nr_tags,
-					 hctx->numa_node, GFP_KERNEL);
+					 hctx->numa_node);
 	if (!recs)
 		return -ENOMEM;
-	hctx->sched_data = recs;
+	/* Under the lock: the sched/ debugfs files are already there. */
+	cfq_replace_records(cfqd, hctx, recs);
 	cfq_depth_updated(hctx);
 	return 0;
 }
@@ -1472,7 +1475,7 @@ static int cfq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
 static void cfq_exit_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
 {
 	struct cfq_data *cfqd = hctx->queue->elevator->elevator_data;
-	struct cfq_records *recs = cfq_replace_records(cfqd, hctx, NULL);
+	struct cfq_record_set *recs = cfq_replace_records(cfqd, hctx, NULL);
 
 	if (recs != cfqd->shared_records)
 		kvfree(recs);
@@ -1577,18 +1580,13 @@ static void cfq_finish_request(struct request *rq)
 	cfqd = cfqq->cfqd;
 
 	rec = cfq_record_of(rq);
-	if (!rec) {	/* untracked: only the queue's reference to drop */
-		cfq_lock(cfqd, &flags);
-		cfq_put_queue(cfqq);
-	} else {
-		rec->cfqq = cfqq;
-		rec->done_ns = ktime_get_ns();
-		llist_add(&rec->done_node, &cfqd->done);
-		/* Then the holder accounts for it, in cfq_unlock(). */
-		if (!spin_trylock_irqsave(&cfqd->lock, flags))
-			return;
-		cfq_account_deferred(cfqd);
-	}
+	rec->cfqq = cfqq;
+	rec->done_ns = ktime_get_ns();
+	llist_add(&rec->done_node, &cfqd->done);
+	/* Then the holder accounts for it, in cfq_unlock(). */
+	if (!spin_trylock_irqsave(&cfqd->lock, flags))
+		return;
+	cfq_account_deferred(cfqd);
 	cfq_unlock(cfqd, flags);
 }
 
@@ -1815,7 +1813,7 @@ static int cfq_init_sched(struct request_queue *q, struct elevator_type *e)
 	if (blk_mq_is_shared_tags(q->tag_set->flags)) {
 		cfqd->shared_records =
 			cfq_alloc_records(q->sched_shared_tags->nr_tags,
-					  q->node, GFP_KERNEL);
+					  q->node);
 		if (!cfqd->shared_records) {
 			kfree(cfqd);
 			kobject_put(&eq->kobj);
@@ -2060,29 +2058,29 @@ static int cfq_slices_show(void *data, struct seq_file *m)
 
 /*
  * The records of requests on the device: how many tag spaces have them
- * (one when the hardware queues share their tags), how many records and
- * bytes in all, and how many requests went untracked for want of one.
+ * (one when the hardware queues share their tags), and how many records
+ * and bytes of them in all.
  */
 static int cfq_records_show(void *data, struct seq_file *m)
 {
 	struct request_queue *q = data;
 	struct cfq_data *cfqd = q->elevator->elevator_data;
-	struct cfq_records *shared = cfqd->shared_records;
+	struct cfq_record_set *shared = cfqd->shared_records;
 	unsigned int spaces = !!shared, nr = shared ? shared->nr : 0;
 	struct blk_mq_hw_ctx *hctx;
 	unsigned long flags, i;
 
 	cfq_lock(cfqd, &flags);
 	queue_for_each_hw_ctx(q, hctx, i) {
-		struct cfq_records *recs = hctx->sched_data;
+		struct cfq_record_set *recs = hctx->sched_data;
 
 		if (recs && recs != shared) {
 			spaces++;
 			nr += recs->nr;
 		}
 	}
-	seq_printf(m, "tag_spaces %u\nrecords %u\nbytes %zu\nuntracked %lu\n",
-		   spaces, nr, nr * sizeof(struct cfq_record), cfqd->untracked);
+	seq_printf(m, "tag_spaces %u\nrecords %u\nbytes %zu\n",
+		   spaces, nr, nr * sizeof(struct cfq_record));
 	cfq_unlock(cfqd, flags);
 	return 0;
 }

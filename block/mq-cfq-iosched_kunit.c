@@ -35,8 +35,7 @@ static int cfq_test_init(struct kunit *test)
 	q->disk = kunit_kzalloc(test, sizeof(*q->disk), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, q->disk);
 	tq->hctx.queue = q;
-	tq->hctx.sched_data = cfq_alloc_records(CFQ_TEST_TAGS, NUMA_NO_NODE,
-						GFP_KERNEL);
+	tq->hctx.sched_data = cfq_alloc_records(CFQ_TEST_TAGS, NUMA_NO_NODE);
 	KUNIT_ASSERT_NOT_NULL(test, tq->hctx.sched_data);
 	q->limits.features = BLK_FEAT_ROTATIONAL;
 	cfq_init_data(cfqd, q);
@@ -45,17 +44,20 @@ static int cfq_test_init(struct kunit *test)
 	return 0;
 }
 
+/* The one hardware queue of the test's request queue. */
+static struct blk_mq_hw_ctx *cfq_test_hctx(struct cfq_data *cfqd)
+{
+	return &container_of(cfqd->queue, struct cfq_test_queue, q)->hctx;
+}
+
 static void cfq_test_exit(struct kunit *test)
 {
 	struct cfq_data *cfqd = test->priv;
 
-	struct cfq_test_queue *tq;
-
-	if (!cfqd || !cfqd->queue)	/* init failed */
+	if (!cfqd)	/* init failed */
 		return;
 	hrtimer_cancel(&cfqd->timer);
-	tq = container_of(cfqd->queue, struct cfq_test_queue, q);
-	kvfree(tq->hctx.sched_data);
+	kvfree(cfq_test_hctx(cfqd)->sched_data);
 }
 
 /* Make @cfqq, which has no requests, the active queue at @now. */
@@ -230,72 +232,79 @@ static void cfq_test_requeue_undoes_dispatch(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cfqd->par.in_flight, 1);
 }
 
-/* What cfq_finish_request() does when another CPU holds the lock. */
-static void cfq_test_finish_deferred(struct cfq_data *cfqd, struct request *rq,
-				     u64 now)
+/*
+ * Insert @rq at @now and dispatch it; then let it finish at @done while
+ * the test holds the lock, as if another CPU did: the completion leaves
+ * its record for the holder.  Returns with the lock held.
+ */
+static void cfq_test_finish_while_locked(struct kunit *test,
+					 struct cfq_data *cfqd,
+					 struct request *rq, u64 now, u64 done)
 {
-	struct cfq_record *rec = cfq_record_of(rq);
+	struct cfq_queue *cfqq;
 
-	rec->cfqq = rq_cfqq(rq);
-	rec->done_ns = now;
-	llist_add(&rec->done_node, &cfqd->done);
+	spin_lock_irq(&cfqd->lock);
+	cfq_insert_request(cfqd, rq, 0, now);
+	KUNIT_ASSERT_PTR_EQ(test, cfq_dispatch_queued(cfqd, now), rq);
+	cfqq = rq_cfqq(rq);
+	KUNIT_ASSERT_EQ(test, cfq_record_of(rq)->dispatch_ns, now);
+	/* finish_request stamps its own clock: give the record the test's. */
+	cfq_finish_request(rq);
+	KUNIT_ASSERT_FALSE(test, llist_empty(&cfqd->done));
+	cfq_record_of(rq)->done_ns = done;
+	KUNIT_EXPECT_EQ(test, cfqd->in_flight, 1);
+	KUNIT_EXPECT_EQ(test, cfqq->in_flight, 1);
 }
 
 /*
- * The record keeps the whole dispatch time: a request on the device for
- * 20 s, longer than the 16.8 s a 32-bit stamp of microseconds held, is
- * charged all of it when the lock holder accounts for its completion.
+ * The record keeps the whole dispatch time: a request sent at 16.7 s and
+ * back 20 s later (past 2^24 us, where a 32-bit stamp of microseconds
+ * wrapped) is charged those 20 s when the lock holder accounts for it.
  */
 static void cfq_test_record_keeps_dispatch_time(struct kunit *test)
 {
 	struct cfq_data *cfqd = test->priv;
 	struct request *rq = cfq_test_read(test, cfqd->queue, 2048);
-	u64 sent = 1000 * CFQ_TEST_MS, back = sent + 20 * NSEC_PER_SEC;
-	struct cfq_queue *cfqq;
+	struct cfq_record *rec = cfq_record_of(rq);
+	u64 sent = 16700 * CFQ_TEST_MS, back = sent + 20 * NSEC_PER_SEC;
 
-	spin_lock_irq(&cfqd->lock);
-	cfq_insert_request(cfqd, rq, 0, sent);
-	KUNIT_ASSERT_PTR_EQ(test, cfq_dispatch_queued(cfqd, sent), rq);
-	cfqq = rq_cfqq(rq);
-	cfqd->last_completion_ns = sent;
-	cfq_test_finish_deferred(cfqd, rq, back);
-	KUNIT_EXPECT_EQ(test, cfqd->in_flight, 1);
-
+	cfq_test_finish_while_locked(test, cfqd, rq, sent, back);
 	cfq_account_deferred(cfqd);
 	spin_unlock_irq(&cfqd->lock);
+
 	KUNIT_EXPECT_TRUE(test, llist_empty(&cfqd->done));
 	KUNIT_EXPECT_EQ(test, cfqd->in_flight, 0);
-	KUNIT_EXPECT_EQ(test, cfqq->in_flight, 0);
+	KUNIT_EXPECT_EQ(test, rec->cfqq->in_flight, 0);
+	KUNIT_EXPECT_FALSE(test, rec->dispatched);
 	KUNIT_EXPECT_EQ(test, cfqd->mean_service_ns, back - sent);
 	KUNIT_EXPECT_EQ(test, cfqd->last_completion_ns, back);
-	KUNIT_EXPECT_FALSE(test, cfq_record_of(rq)->dispatched);
 }
 
 /*
- * A request on a tag the records do not reach (nr_requests grew and the
- * records could not) goes to the device uncounted: nothing in flight,
- * nothing to undo on a requeue, and its completion charges nothing.
+ * Records are replaced (nr_requests grew) or dropped (exit_hctx) only
+ * after the ones a completion left are accounted for: none is walked once
+ * its memory is freed.
  */
-static void cfq_test_untracked_request(struct kunit *test)
+static void cfq_test_records_replaced_after_accounting(struct kunit *test)
 {
 	struct cfq_data *cfqd = test->priv;
+	struct blk_mq_hw_ctx *hctx = cfq_test_hctx(cfqd);
+	struct cfq_record_set *old = hctx->sched_data, *new;
 	struct request *rq = cfq_test_read(test, cfqd->queue, 2048);
-	u64 vtime;
 
-	rq->internal_tag = CFQ_TEST_TAGS;
-	spin_lock_irq(&cfqd->lock);
-	cfq_insert_request(cfqd, rq, 0, 1 * CFQ_TEST_MS);
-	KUNIT_ASSERT_PTR_EQ(test, cfq_dispatch_queued(cfqd, 2 * CFQ_TEST_MS), rq);
-	vtime = rq_cfqq(rq)->vtime;
-	KUNIT_EXPECT_EQ(test, cfqd->untracked, 1);
-	KUNIT_EXPECT_EQ(test, cfqd->in_flight, 0);
-	KUNIT_EXPECT_EQ(test, cfqd->par.in_flight, 0);
-
-	cfq_undispatch(cfqd, rq, 3 * CFQ_TEST_MS);
-	KUNIT_EXPECT_EQ(test, cfqd->in_flight, 0);
-	KUNIT_EXPECT_EQ(test, cfqd->par.window_completions, 0);
-	KUNIT_EXPECT_EQ(test, rq_cfqq(rq)->vtime, vtime);
+	new = cfq_alloc_records(2 * CFQ_TEST_TAGS, NUMA_NO_NODE);
+	KUNIT_ASSERT_NOT_NULL(test, new);
+	cfq_test_finish_while_locked(test, cfqd, rq, 1 * CFQ_TEST_MS,
+				     2 * CFQ_TEST_MS);
+	/* Let go without cfq_unlock(), which would account for the record. */
 	spin_unlock_irq(&cfqd->lock);
+	KUNIT_ASSERT_FALSE(test, llist_empty(&cfqd->done));
+
+	KUNIT_EXPECT_PTR_EQ(test, cfq_replace_records(cfqd, hctx, new), old);
+	KUNIT_EXPECT_TRUE(test, llist_empty(&cfqd->done));
+	KUNIT_EXPECT_EQ(test, cfqd->in_flight, 0);
+	KUNIT_EXPECT_EQ(test, cfqd->last_completion_ns, 2 * CFQ_TEST_MS);
+	kvfree(old);
 }
 
 /*
@@ -523,7 +532,7 @@ static struct kunit_case cfq_test_cases[] = {
 	KUNIT_CASE(cfq_test_charge_extremes),
 	KUNIT_CASE(cfq_test_requeue_undoes_dispatch),
 	KUNIT_CASE(cfq_test_record_keeps_dispatch_time),
-	KUNIT_CASE(cfq_test_untracked_request),
+	KUNIT_CASE(cfq_test_records_replaced_after_accounting),
 	KUNIT_CASE(cfq_test_merges_stay_in_queue),
 	KUNIT_CASE(cfq_test_be_ages_past_rt),
 	KUNIT_CASE(cfq_test_no_idling_without_tags),
