@@ -49,7 +49,6 @@
 #include <linux/blkdev.h>
 #include <linux/hrtimer.h>
 #include <linux/ioprio.h>
-#include <linux/llist.h>
 #include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/rbtree.h>
@@ -202,20 +201,12 @@ struct cfq_tunables {
 };
 
 /*
- * What mq-cfq keeps of a request it sent to the driver: one record per
- * scheduler tag, as a tag names one request at a time.  Completions arrive
- * in interrupt context on every CPU, and spinning there for the lock was
- * mq-cfq's largest cost on fast devices: a completion that finds the lock
- * taken leaves its record on cfqd->done and whoever holds the lock
- * accounts for it.  The tag may be allocated again at once, but its next
- * request reaches the record only through insert, under the lock, whose
- * taking accounts for the records left before.
+ * What mq-cfq keeps of a request it sent to the driver, from dispatch to
+ * completion, both under the lock: one record per scheduler tag, as a tag
+ * names one request at a time.
  */
 struct cfq_record {
-	struct llist_node done_node;
-	struct cfq_queue *cfqq;
 	u64 dispatch_ns;
-	u64 done_ns;
 	u8 unit;			/* of a striped device */
 	bool dispatched;		/* on the device, not requeued */
 	bool small;			/* counts for the parallelism estimator */
@@ -236,7 +227,6 @@ struct cfq_record_set {
 };
 
 struct cfq_data {
-	struct llist_head done;		/* cfq_record, lock-free */
 	spinlock_t lock;		/* everything below */
 	struct request_queue *queue;
 	struct cfq_record_set *shared_records;	/* or NULL, see the type */
@@ -1217,11 +1207,10 @@ static void cfq_unit_completed(struct cfq_data *cfqd,
 		u->free_at_ns += cfq_idle_window(cfqd, cfqq);
 }
 
-/* The request of @rec is back from the device: charge its queue. */
-static void cfq_completed(struct cfq_data *cfqd, const struct cfq_record *rec)
+/* The request of @cfqq that @rec records is back from the device. */
+static void cfq_completed(struct cfq_data *cfqd, struct cfq_queue *cfqq,
+			  const struct cfq_record *rec, u64 now)
 {
-	struct cfq_queue *cfqq = rec->cfqq;
-	u64 now = rec->done_ns;
 	u64 service = min(ioq_ns_since(now, rec->dispatch_ns),
 			  ioq_ns_since(now, cfqd->last_completion_ns));
 
@@ -1280,61 +1269,37 @@ static void cfq_undispatch(struct cfq_data *cfqd, struct request *rq, u64 now)
 	rec->dispatched = false;
 }
 
-/* The request of @rec is freed: account for it if it was on the device. */
-static void cfq_record_done(struct cfq_data *cfqd, struct cfq_record *rec)
+/* The request of @cfqq that @rec records is freed, at @now. */
+static void cfq_request_done(struct cfq_data *cfqd, struct cfq_queue *cfqq,
+			     struct cfq_record *rec, u64 now)
 {
 	if (rec->dispatched) {
-		cfq_completed(cfqd, rec);
+		cfq_completed(cfqd, cfqq, rec, now);
 		rec->dispatched = false;
 	}
-	cfq_put_queue(rec->cfqq);
-}
-
-/* Account for the requests that finished while the lock was taken. */
-static void cfq_account_deferred(struct cfq_data *cfqd)
-{
-	struct cfq_record *rec, *next;
-	struct llist_node *list;
-
-	lockdep_assert_held(&cfqd->lock);
-	if (llist_empty(&cfqd->done))
-		return;
-	/* Oldest first: the service charged is the time since the last. */
-	list = llist_reverse_order(llist_del_all(&cfqd->done));
-	llist_for_each_entry_safe(rec, next, list, done_node)
-		cfq_record_done(cfqd, rec);
+	cfq_put_queue(cfqq);
 }
 
 static void cfq_lock(struct cfq_data *cfqd, unsigned long *flags)
 	__acquires(&cfqd->lock)
 {
 	spin_lock_irqsave(&cfqd->lock, *flags);
-	cfq_account_deferred(cfqd);
 }
 
 /*
- * Unlock, then account for the requests that finished meanwhile: their
- * CPUs did not wait for the lock.  If one of them lets through what
- * dispatch held back, run the queue again.
+ * Unlock; if a completion let through what dispatch held back, run the
+ * queue again.  cfqd may be gone once the lock is let go.
  */
 static void cfq_unlock(struct cfq_data *cfqd, unsigned long flags)
 	__releases(&cfqd->lock)
 {
-	bool rerun;
+	struct request_queue *q = cfqd->queue;
+	bool rerun = cfqd->rerun;
 
-	for (;;) {
-		rerun = cfqd->rerun;
-		cfqd->rerun = false;
-		spin_unlock_irqrestore(&cfqd->lock, flags);
-		if (rerun)
-			blk_mq_run_hw_queues(cfqd->queue, true);
-		/* Pairs with llist_add() before the trylock in finish. */
-		smp_mb();
-		if (llist_empty(&cfqd->done) ||
-		    !spin_trylock_irqsave(&cfqd->lock, flags))
-			return;
-		cfq_account_deferred(cfqd);
-	}
+	cfqd->rerun = false;
+	spin_unlock_irqrestore(&cfqd->lock, flags);
+	if (rerun)
+		blk_mq_run_hw_queues(q, true);
 }
 
 static struct request *cfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
@@ -1394,11 +1359,10 @@ static struct cfq_record_set *cfq_alloc_records(unsigned int nr, int node)
 }
 
 /*
- * Give @hctx the records @recs (NULL: none) and return those it had,
- * which nobody walks any more.  The queue is frozen, yet a completion may
- * have left its record to a sched/ debugfs reader that still holds the
- * lock: account for it here, after that reader.  Nothing is queued, so no
- * run of the queue is due.
+ * Give @hctx the records @recs (NULL: none) and return those it had.  The
+ * queue is frozen or not yet running; the lock is for the sched/ debugfs
+ * readers, which walk hctx->sched_data under it and whose files exist
+ * from before init_hctx to after exit_hctx.
  */
 static struct cfq_record_set *cfq_replace_records(struct cfq_data *cfqd,
 						  struct blk_mq_hw_ctx *hctx,
@@ -1407,8 +1371,6 @@ static struct cfq_record_set *cfq_replace_records(struct cfq_data *cfqd,
 	struct cfq_record_set *old;
 
 	spin_lock_irq(&cfqd->lock);
-	cfq_account_deferred(cfqd);
-	cfqd->rerun = false;
 	old = hctx->sched_data;
 	hctx->sched_data = recs;
 	spin_unlock_irq(&cfqd->lock);
@@ -1538,9 +1500,8 @@ static void cfq_insert_requests(struct blk_mq_hw_ctx *hctx,
 	u64 now;
 
 	/*
-	 * The requests may be done, and the scheduler switched, before
-	 * cfq_unlock() is through with cfqd: the queue must not freeze
-	 * until then.
+	 * The requests may be done before cfq_unlock() runs the queue: it
+	 * must not freeze, and its scheduler go, until then.
 	 */
 	percpu_ref_get(&q->q_usage_counter);
 	cfq_lock(cfqd, &irq_flags);
@@ -1566,7 +1527,6 @@ static void cfq_prepare_request(struct request *rq)
 static void cfq_finish_request(struct request *rq)
 {
 	struct cfq_queue *cfqq = rq_cfqq(rq);
-	struct cfq_record *rec;
 	struct cfq_data *cfqd;
 	unsigned long flags;
 
@@ -1579,14 +1539,8 @@ static void cfq_finish_request(struct request *rq)
 	rq->elv.priv[0] = NULL;
 	cfqd = cfqq->cfqd;
 
-	rec = cfq_record_of(rq);
-	rec->cfqq = cfqq;
-	rec->done_ns = ktime_get_ns();
-	llist_add(&rec->done_node, &cfqd->done);
-	/* Then the holder accounts for it, in cfq_unlock(). */
-	if (!spin_trylock_irqsave(&cfqd->lock, flags))
-		return;
-	cfq_account_deferred(cfqd);
+	cfq_lock(cfqd, &flags);
+	cfq_request_done(cfqd, cfqq, cfq_record_of(rq), ktime_get_ns());
 	cfq_unlock(cfqd, flags);
 }
 
@@ -1843,7 +1797,9 @@ static void cfq_exit_sched(struct elevator_queue *e)
 	spin_lock_irq(&cfqd->lock);
 	if (cfqd->active)
 		cfq_expire(cfqd, ktime_get_ns(), CFQ_EXPIRED_EXIT);
-	WARN_ON_ONCE(cfqd->queued || !list_empty(&cfqd->dispatch));
+	/* Frozen: every request was freed, none is on the device. */
+	WARN_ON_ONCE(cfqd->queued || !list_empty(&cfqd->dispatch) ||
+		     cfqd->in_flight);
 	spin_unlock_irq(&cfqd->lock);
 	clear_bit(ELEVATOR_FLAG_DISABLE_WBT, &e->flags);
 	wbt_enable_default(cfqd->queue->disk);

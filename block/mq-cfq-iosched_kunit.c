@@ -233,78 +233,82 @@ static void cfq_test_requeue_undoes_dispatch(struct kunit *test)
 }
 
 /*
- * Insert @rq at @now and dispatch it; then let it finish at @done while
- * the test holds the lock, as if another CPU did: the completion leaves
- * its record for the holder.  Returns with the lock held.
+ * Insert @rq at @now and dispatch it then.  The caller holds the lock, so
+ * a failure here is an expectation, not an assertion that would leave
+ * the test with the lock held.
  */
-static void cfq_test_finish_while_locked(struct kunit *test,
-					 struct cfq_data *cfqd,
-					 struct request *rq, u64 now, u64 done)
+static void cfq_test_dispatch(struct kunit *test, struct cfq_data *cfqd,
+			      struct request *rq, u64 now)
 {
-	struct cfq_queue *cfqq;
-
-	spin_lock_irq(&cfqd->lock);
 	cfq_insert_request(cfqd, rq, 0, now);
-	KUNIT_ASSERT_PTR_EQ(test, cfq_dispatch_queued(cfqd, now), rq);
-	cfqq = rq_cfqq(rq);
-	KUNIT_ASSERT_EQ(test, cfq_record_of(rq)->dispatch_ns, now);
-	/* finish_request stamps its own clock: give the record the test's. */
-	cfq_finish_request(rq);
-	KUNIT_ASSERT_FALSE(test, llist_empty(&cfqd->done));
-	cfq_record_of(rq)->done_ns = done;
+	KUNIT_EXPECT_PTR_EQ(test, cfq_dispatch_queued(cfqd, now), rq);
+	KUNIT_EXPECT_TRUE(test, cfq_record_of(rq)->dispatched);
 	KUNIT_EXPECT_EQ(test, cfqd->in_flight, 1);
-	KUNIT_EXPECT_EQ(test, cfqq->in_flight, 1);
+}
+
+/* What cfq_finish_request() does with @rq, at @now. */
+static void cfq_test_finish(struct cfq_data *cfqd, struct request *rq,
+			    u64 now)
+{
+	cfq_request_done(cfqd, rq_cfqq(rq), cfq_record_of(rq), now);
 }
 
 /*
  * The record keeps the whole dispatch time: a request sent at 16.7 s and
  * back 20 s later (past 2^24 us, where a 32-bit stamp of microseconds
- * wrapped) is charged those 20 s when the lock holder accounts for it.
+ * wrapped), with no completion before it, is charged those 20 s.
  */
 static void cfq_test_record_keeps_dispatch_time(struct kunit *test)
 {
 	struct cfq_data *cfqd = test->priv;
 	struct request *rq = cfq_test_read(test, cfqd->queue, 2048);
-	struct cfq_record *rec = cfq_record_of(rq);
 	u64 sent = 16700 * CFQ_TEST_MS, back = sent + 20 * NSEC_PER_SEC;
+	struct cfq_queue *cfqq;
 
-	cfq_test_finish_while_locked(test, cfqd, rq, sent, back);
-	cfq_account_deferred(cfqd);
+	spin_lock_irq(&cfqd->lock);
+	cfq_test_dispatch(test, cfqd, rq, sent);
+	KUNIT_EXPECT_EQ(test, cfq_record_of(rq)->dispatch_ns, sent);
+	cfqq = rq_cfqq(rq);
+	cfq_test_finish(cfqd, rq, back);
 	spin_unlock_irq(&cfqd->lock);
 
-	KUNIT_EXPECT_TRUE(test, llist_empty(&cfqd->done));
 	KUNIT_EXPECT_EQ(test, cfqd->in_flight, 0);
-	KUNIT_EXPECT_EQ(test, rec->cfqq->in_flight, 0);
-	KUNIT_EXPECT_FALSE(test, rec->dispatched);
+	KUNIT_EXPECT_EQ(test, cfqq->in_flight, 0);
+	KUNIT_EXPECT_FALSE(test, cfq_record_of(rq)->dispatched);
 	KUNIT_EXPECT_EQ(test, cfqd->mean_service_ns, back - sent);
 	KUNIT_EXPECT_EQ(test, cfqd->last_completion_ns, back);
 }
 
 /*
- * Records are replaced (nr_requests grew) or dropped (exit_hctx) only
- * after the ones a completion left are accounted for: none is walked once
- * its memory is freed.
+ * A request counts on the unit it was sent to until it is back, whatever
+ * the layout says by then: one sent to unit 3 of a four-unit array frees
+ * unit 3 after the device stopped reporting the layout.
  */
-static void cfq_test_records_replaced_after_accounting(struct kunit *test)
+static void cfq_test_unit_kept_across_layout_change(struct kunit *test)
 {
 	struct cfq_data *cfqd = test->priv;
-	struct blk_mq_hw_ctx *hctx = cfq_test_hctx(cfqd);
-	struct cfq_record_set *old = hctx->sched_data, *new;
-	struct request *rq = cfq_test_read(test, cfqd->queue, 2048);
+	struct request_queue *q = cfqd->queue;
+	sector_t unit3 = 3 * (SZ_64K >> SECTOR_SHIFT);
+	struct request *rq = cfq_test_read(test, q, unit3);
+	unsigned int i;
 
-	new = cfq_alloc_records(2 * CFQ_TEST_TAGS, NUMA_NO_NODE);
-	KUNIT_ASSERT_NOT_NULL(test, new);
-	cfq_test_finish_while_locked(test, cfqd, rq, 1 * CFQ_TEST_MS,
-				     2 * CFQ_TEST_MS);
-	/* Let go without cfq_unlock(), which would account for the record. */
+	/* What a four-disk RAID-0 of 64 KiB chunks reports. */
+	q->limits.io_min = SZ_64K;
+	q->limits.io_opt = 4 * SZ_64K;
+	spin_lock_irq(&cfqd->lock);
+	cfq_test_dispatch(test, cfqd, rq, 1 * CFQ_TEST_MS);
+	KUNIT_EXPECT_EQ(test, cfqd->layout.units, 4);
+	KUNIT_EXPECT_EQ(test, cfqd->units[3].in_flight, 1);
+	/* The device stops reporting it, seen at the next dispatch. */
+	q->limits.io_min = 0;
+	q->limits.io_opt = 0;
+	cfq_update_layout(cfqd);
+	KUNIT_EXPECT_EQ(test, cfq_unit_of(cfqd, rq), 0);
+	cfq_test_finish(cfqd, rq, 2 * CFQ_TEST_MS);
 	spin_unlock_irq(&cfqd->lock);
-	KUNIT_ASSERT_FALSE(test, llist_empty(&cfqd->done));
-
-	KUNIT_EXPECT_PTR_EQ(test, cfq_replace_records(cfqd, hctx, new), old);
-	KUNIT_EXPECT_TRUE(test, llist_empty(&cfqd->done));
-	KUNIT_EXPECT_EQ(test, cfqd->in_flight, 0);
-	KUNIT_EXPECT_EQ(test, cfqd->last_completion_ns, 2 * CFQ_TEST_MS);
-	kvfree(old);
+	for (i = 0; i < ARRAY_SIZE(cfqd->units); i++)
+		KUNIT_EXPECT_EQ_MSG(test, cfqd->units[i].in_flight, 0,
+				    "unit %u", i);
 }
 
 /*
@@ -532,7 +536,7 @@ static struct kunit_case cfq_test_cases[] = {
 	KUNIT_CASE(cfq_test_charge_extremes),
 	KUNIT_CASE(cfq_test_requeue_undoes_dispatch),
 	KUNIT_CASE(cfq_test_record_keeps_dispatch_time),
-	KUNIT_CASE(cfq_test_records_replaced_after_accounting),
+	KUNIT_CASE(cfq_test_unit_kept_across_layout_change),
 	KUNIT_CASE(cfq_test_merges_stay_in_queue),
 	KUNIT_CASE(cfq_test_be_ages_past_rt),
 	KUNIT_CASE(cfq_test_no_idling_without_tags),
