@@ -238,7 +238,6 @@ struct cfq_data {
 	unsigned int queued;
 	unsigned int in_flight;
 	bool held_back;			/* returned nothing with work queued */
-	bool rerun;			/* a completion came since */
 	unsigned int async_depth;	/* scheduler tags async requests may hold */
 	unsigned int idle_depth;	/* and IDLE-class requests */
 	struct cfq_queue *merge_queue;	/* of the bio being merged */
@@ -1207,10 +1206,15 @@ static void cfq_unit_completed(struct cfq_data *cfqd,
 		u->free_at_ns += cfq_idle_window(cfqd, cfqq);
 }
 
-/* The request of @cfqq that @rec records is back from the device. */
-static void cfq_completed(struct cfq_data *cfqd, struct cfq_queue *cfqq,
+/*
+ * The request of @cfqq that @rec records is back from the device.
+ * Returns whether dispatch held back work that may go now.
+ */
+static bool cfq_completed(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 			  const struct cfq_record *rec, u64 now)
 {
+	bool held_back = cfqd->held_back;
+
 	u64 service = min(ioq_ns_since(now, rec->dispatch_ns),
 			  ioq_ns_since(now, cfqd->last_completion_ns));
 
@@ -1232,11 +1236,8 @@ static void cfq_completed(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 		cfq_async_completed(cfqd, cfqq, now);
 	if (cfqq->class != CFQ_IDLE)
 		cfqd->last_nonidle_ns = max(cfqd->last_nonidle_ns, now);
-	/* What dispatch held back may be allowed now. */
-	if (cfqd->held_back) {
-		cfqd->held_back = false;
-		cfqd->rerun = true;
-	}
+	cfqd->held_back = false;
+	return held_back;
 }
 
 /*
@@ -1269,37 +1270,21 @@ static void cfq_undispatch(struct cfq_data *cfqd, struct request *rq, u64 now)
 	rec->dispatched = false;
 }
 
-/* The request of @cfqq that @rec records is freed, at @now. */
-static void cfq_request_done(struct cfq_data *cfqd, struct cfq_queue *cfqq,
+/*
+ * The request of @cfqq that @rec records is freed, at @now.  Returns
+ * whether the queue must be run again for work dispatch held back.
+ */
+static bool cfq_request_done(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 			     struct cfq_record *rec, u64 now)
 {
+	bool rerun = false;
+
 	if (rec->dispatched) {
-		cfq_completed(cfqd, cfqq, rec, now);
+		rerun = cfq_completed(cfqd, cfqq, rec, now);
 		rec->dispatched = false;
 	}
 	cfq_put_queue(cfqq);
-}
-
-static void cfq_lock(struct cfq_data *cfqd, unsigned long *flags)
-	__acquires(&cfqd->lock)
-{
-	spin_lock_irqsave(&cfqd->lock, *flags);
-}
-
-/*
- * Unlock; if a completion let through what dispatch held back, run the
- * queue again.  cfqd may be gone once the lock is let go.
- */
-static void cfq_unlock(struct cfq_data *cfqd, unsigned long flags)
-	__releases(&cfqd->lock)
-{
-	struct request_queue *q = cfqd->queue;
-	bool rerun = cfqd->rerun;
-
-	cfqd->rerun = false;
-	spin_unlock_irqrestore(&cfqd->lock, flags);
-	if (rerun)
-		blk_mq_run_hw_queues(q, true);
+	return rerun;
 }
 
 static struct request *cfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
@@ -1309,7 +1294,7 @@ static struct request *cfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	struct request *rq;
 	u64 now;
 
-	cfq_lock(cfqd, &flags);
+	spin_lock_irqsave(&cfqd->lock, flags);
 	now = ktime_get_ns();
 	rq = list_first_entry_or_null(&cfqd->dispatch, struct request,
 				      queuelist);
@@ -1317,9 +1302,8 @@ static struct request *cfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
 		cfq_dispatch_head(cfqd, rq, now);
 	else
 		rq = cfq_dispatch_queued(cfqd, now);
-	cfqd->rerun = false;	/* this is the run completions asked for */
 	cfqd->held_back = !rq && cfqd->queued;
-	cfq_unlock(cfqd, flags);
+	spin_unlock_irqrestore(&cfqd->lock, flags);
 	return rq;
 }
 
@@ -1345,14 +1329,14 @@ static void cfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 
 /*
  * Records are allocated with GFP_NOIO: the queue is frozen, or being set
- * up, and reclaim must not wait for I/O to it.
+ * up, and reclaim must not wait for I/O to it.  @gfp adds to that.
  */
-static struct cfq_record_set *cfq_alloc_records(unsigned int nr, int node)
+static struct cfq_record_set *cfq_alloc_records(unsigned int nr, int node,
+						gfp_t gfp)
 {
 	struct cfq_record_set *recs;
 
-	recs = kvzalloc_node(struct_size(recs, rec, nr),
-			     GFP_NOIO | __GFP_NOWARN, node);
+	recs = kvzalloc_node(struct_size(recs, rec, nr), GFP_NOIO | gfp, node);
 	if (recs)
 		recs->nr = nr;
 	return recs;
@@ -1380,27 +1364,22 @@ static struct cfq_record_set *cfq_replace_records(struct cfq_data *cfqd,
 /*
  * nr_requests grew beyond the tags @hctx's records were made for: blk-mq
  * gave the hardware queue new tags, with the queue frozen.  Make records
- * for them.  Without the memory, the tags beyond the records are not
- * handed out: the hardware queue keeps the depth it had.  (Shared tags
- * are allocated at their maximum and never grow.)
+ * for them.  depth_updated cannot fail, and the tags are already given,
+ * so this allocation (at most MAX_SCHED_RQ records, 32 KiB) may not fail
+ * either.  Shared tags are allocated at their maximum and never grow.
  */
 static void cfq_grow_records(struct cfq_data *cfqd, struct blk_mq_hw_ctx *hctx)
 {
 	struct blk_mq_tags *tags = hctx->sched_tags;
 	struct cfq_record_set *recs = hctx->sched_data;
 
-	if (recs == cfqd->shared_records || tags->nr_tags <= recs->nr)
-		return;
-	recs = cfq_alloc_records(tags->nr_tags, hctx->numa_node);
-	if (!recs) {
-		recs = hctx->sched_data;
-		pr_warn("mq-cfq: %s: no memory for %u requests on hardware queue %u, keeping %u\n",
-			cfqd->queue->disk->disk_name, tags->nr_tags,
-			hctx->queue_num, recs->nr);
-		sbitmap_queue_resize(&tags->bitmap_tags,
-				     recs->nr - tags->nr_reserved_tags);
+	if (recs == cfqd->shared_records) {
+		WARN_ON_ONCE(tags->nr_tags > recs->nr);
 		return;
 	}
+	if (tags->nr_tags <= recs->nr)
+		return;
+	recs = cfq_alloc_records(tags->nr_tags, hctx->numa_node, __GFP_NOFAIL);
 	kvfree(cfq_replace_records(cfqd, hctx, recs));
 }
 
@@ -1425,7 +1404,7 @@ static int cfq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
 
 	if (!recs)
 		recs = cfq_alloc_records(hctx->sched_tags->nr_tags,
-					 hctx->numa_node);
+					 hctx->numa_node, __GFP_NOWARN);
 	if (!recs)
 		return -ENOMEM;
 	/* Under the lock: the sched/ debugfs files are already there. */
@@ -1499,12 +1478,7 @@ static void cfq_insert_requests(struct blk_mq_hw_ctx *hctx,
 	unsigned long irq_flags;
 	u64 now;
 
-	/*
-	 * The requests may be done before cfq_unlock() runs the queue: it
-	 * must not freeze, and its scheduler go, until then.
-	 */
-	percpu_ref_get(&q->q_usage_counter);
-	cfq_lock(cfqd, &irq_flags);
+	spin_lock_irqsave(&cfqd->lock, irq_flags);
 	/* Under the lock: idling and slices started before it are earlier. */
 	now = ktime_get_ns();
 	while (!list_empty(list)) {
@@ -1514,8 +1488,7 @@ static void cfq_insert_requests(struct blk_mq_hw_ctx *hctx,
 		list_del_init(&rq->queuelist);
 		cfq_insert_request(cfqd, rq, flags, now);
 	}
-	cfq_unlock(cfqd, irq_flags);
-	percpu_ref_put(&q->q_usage_counter);
+	spin_unlock_irqrestore(&cfqd->lock, irq_flags);
 }
 
 static void cfq_prepare_request(struct request *rq)
@@ -1529,6 +1502,7 @@ static void cfq_finish_request(struct request *rq)
 	struct cfq_queue *cfqq = rq_cfqq(rq);
 	struct cfq_data *cfqd;
 	unsigned long flags;
+	bool rerun;
 
 	if (rq->elv.icq) {
 		put_io_context(rq->elv.icq->ioc);
@@ -1539,9 +1513,12 @@ static void cfq_finish_request(struct request *rq)
 	rq->elv.priv[0] = NULL;
 	cfqd = cfqq->cfqd;
 
-	cfq_lock(cfqd, &flags);
-	cfq_request_done(cfqd, cfqq, cfq_record_of(rq), ktime_get_ns());
-	cfq_unlock(cfqd, flags);
+	spin_lock_irqsave(&cfqd->lock, flags);
+	rerun = cfq_request_done(cfqd, cfqq, cfq_record_of(rq), ktime_get_ns());
+	spin_unlock_irqrestore(&cfqd->lock, flags);
+	/* No completion will come to run it for work held back. */
+	if (rerun)
+		blk_mq_run_hw_queues(rq->q, true);
 }
 
 /* The driver gave @rq back; it will be inserted again. */
@@ -1552,9 +1529,9 @@ static void cfq_requeue_request(struct request *rq)
 
 	if (!cfqq)
 		return;
-	cfq_lock(cfqq->cfqd, &flags);
+	spin_lock_irqsave(&cfqq->cfqd->lock, flags);
 	cfq_undispatch(cfqq->cfqd, rq, ktime_get_ns());
-	cfq_unlock(cfqq->cfqd, flags);
+	spin_unlock_irqrestore(&cfqq->cfqd->lock, flags);
 }
 
 static enum hrtimer_restart cfq_timer_fn(struct hrtimer *timer)
@@ -1576,13 +1553,13 @@ static void cfq_exit_icq(struct io_cq *icq)
 	if (!cfqq)
 		return;
 	cfqd = cfqq->cfqd;
-	cfq_lock(cfqd, &flags);
+	spin_lock_irqsave(&cfqd->lock, flags);
 	cic->sync_queue = NULL;
 	/* Nobody is left to send the request idling would wait for. */
 	if (cfqd->active == cfqq && ioq_empty(&cfqq->ioq))
 		cfq_expire(cfqd, ktime_get_ns(), CFQ_EXPIRED_EXIT);
 	cfq_put_queue(cfqq);
-	cfq_unlock(cfqd, flags);
+	spin_unlock_irqrestore(&cfqd->lock, flags);
 }
 
 /*
@@ -1692,12 +1669,12 @@ static bool cfq_bio_merge(struct request_queue *q, struct bio *bio,
 
 	rcu_read_lock();
 	icq = cfq_current_icq(q);
-	cfq_lock(cfqd, &flags);
+	spin_lock_irqsave(&cfqd->lock, flags);
 	/* exit_icq() clears sync_queue under cfqd->lock */
 	cfqd->merge_queue = icq ? icq_to_cic(icq)->sync_queue : NULL;
 	merged = blk_mq_sched_try_merge(q, bio, nr_segs, &free);
 	cfqd->merge_queue = NULL;
-	cfq_unlock(cfqd, flags);
+	spin_unlock_irqrestore(&cfqd->lock, flags);
 	rcu_read_unlock();
 
 	if (free)
@@ -1767,7 +1744,7 @@ static int cfq_init_sched(struct request_queue *q, struct elevator_type *e)
 	if (blk_mq_is_shared_tags(q->tag_set->flags)) {
 		cfqd->shared_records =
 			cfq_alloc_records(q->sched_shared_tags->nr_tags,
-					  q->node);
+					  q->node, __GFP_NOWARN);
 		if (!cfqd->shared_records) {
 			kfree(cfqd);
 			kobject_put(&eq->kobj);
@@ -1851,9 +1828,9 @@ static ssize_t cfq_tunable_store(struct elevator_queue *e, const char *page,
 		 value < t->min || value > t->max)
 		return -EINVAL;
 
-	cfq_lock(cfqd, &flags);
+	spin_lock_irqsave(&cfqd->lock, flags);
 	*cfq_tunable_ptr(cfqd, t) = value;
-	cfq_unlock(cfqd, flags);
+	spin_unlock_irqrestore(&cfqd->lock, flags);
 	return count;
 }
 
@@ -1940,7 +1917,7 @@ static int cfq_active_show(void *data, struct seq_file *m)
 	unsigned long flags;
 	u64 now = ktime_get_ns();
 
-	cfq_lock(cfqd, &flags);
+	spin_lock_irqsave(&cfqd->lock, flags);
 	if (cfqd->active) {
 		cfq_show_queue(m, cfqd, cfqd->active);
 		seq_printf(m, "slice_left_us %lld idling %d\n",
@@ -1948,7 +1925,7 @@ static int cfq_active_show(void *data, struct seq_file *m)
 				   NSEC_PER_USEC),
 			   cfqd->idle_start_ns != 0);
 	}
-	cfq_unlock(cfqd, flags);
+	spin_unlock_irqrestore(&cfqd->lock, flags);
 	return 0;
 }
 
@@ -1960,13 +1937,13 @@ static int cfq_busy_queues_show(void *data, struct seq_file *m)
 	struct rb_node *node;
 	int class;
 
-	cfq_lock(cfqd, &flags);
+	spin_lock_irqsave(&cfqd->lock, flags);
 	for (class = 0; class < CFQ_NR_CLASSES; class++)
 		for (node = rb_first_cached(&cfqd->trees[class].root); node;
 		     node = rb_next(node))
 			cfq_show_queue(m, cfqd, rb_entry(node, struct cfq_queue,
 							 tree_node));
-	cfq_unlock(cfqd, flags);
+	spin_unlock_irqrestore(&cfqd->lock, flags);
 	return 0;
 }
 
@@ -1977,7 +1954,7 @@ static int cfq_estimator_show(void *data, struct seq_file *m)
 	unsigned long flags;
 	const struct ioq_par_est *par = &cfqd->par;
 
-	cfq_lock(cfqd, &flags);
+	spin_lock_irqsave(&cfqd->lock, flags);
 	seq_printf(m, "units %u\nforced %d\nlayout_chunk_bytes %u\nshallow_iops %llu\nshallow_windows %u\ndeep_iops %llu\ndeep_windows %u\nin_flight %u\n",
 		   cfq_units(cfqd, ktime_get_ns()),
 		   cfqd->tun.spindles != CFQ_AUTO,
@@ -1985,7 +1962,7 @@ static int cfq_estimator_show(void *data, struct seq_file *m)
 		   par->shallow_rate >> IOQ_DECAY_SHIFT, par->shallow_windows,
 		   par->deep_rate >> IOQ_DECAY_SHIFT, par->deep_windows,
 		   cfqd->in_flight);
-	cfq_unlock(cfqd, flags);
+	spin_unlock_irqrestore(&cfqd->lock, flags);
 	return 0;
 }
 
@@ -1996,7 +1973,7 @@ static int cfq_slices_show(void *data, struct seq_file *m)
 	unsigned long flags;
 	int sync, why;
 
-	cfq_lock(cfqd, &flags);
+	spin_lock_irqsave(&cfqd->lock, flags);
 	for (sync = 1; sync >= 0; sync--)
 		for (why = 0; why < CFQ_NR_EXPIRIES; why++) {
 			const struct cfq_expiry_stats *st =
@@ -2008,7 +1985,7 @@ static int cfq_slices_show(void *data, struct seq_file *m)
 				   div_u64(st->used_ns, NSEC_PER_MSEC),
 				   st->dispatched);
 		}
-	cfq_unlock(cfqd, flags);
+	spin_unlock_irqrestore(&cfqd->lock, flags);
 	return 0;
 }
 
@@ -2026,7 +2003,7 @@ static int cfq_records_show(void *data, struct seq_file *m)
 	struct blk_mq_hw_ctx *hctx;
 	unsigned long flags, i;
 
-	cfq_lock(cfqd, &flags);
+	spin_lock_irqsave(&cfqd->lock, flags);
 	queue_for_each_hw_ctx(q, hctx, i) {
 		struct cfq_record_set *recs = hctx->sched_data;
 
@@ -2035,9 +2012,10 @@ static int cfq_records_show(void *data, struct seq_file *m)
 			nr += recs->nr;
 		}
 	}
-	seq_printf(m, "tag_spaces %u\nrecords %u\nbytes %zu\n",
-		   spaces, nr, nr * sizeof(struct cfq_record));
-	cfq_unlock(cfqd, flags);
+	seq_printf(m, "tag_spaces %u\nrecords %u\nbytes %zu\n", spaces, nr,
+		   spaces * sizeof(struct cfq_record_set) +
+		   nr * sizeof(struct cfq_record));
+	spin_unlock_irqrestore(&cfqd->lock, flags);
 	return 0;
 }
 

@@ -7,8 +7,10 @@
  */
 #include <kunit/test.h>
 
-#define CFQ_TEST_MS	NSEC_PER_MSEC
+#define CFQ_TEST_MS	((u64)NSEC_PER_MSEC)
 #define CFQ_TEST_TAGS	64
+/* Tags from here on: a record looked up by anything else is wrong. */
+#define CFQ_TEST_FIRST_TAG	5
 
 /* A request queue with one hardware queue, whose tags have records. */
 struct cfq_test_queue {
@@ -35,7 +37,9 @@ static int cfq_test_init(struct kunit *test)
 	q->disk = kunit_kzalloc(test, sizeof(*q->disk), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, q->disk);
 	tq->hctx.queue = q;
-	tq->hctx.sched_data = cfq_alloc_records(CFQ_TEST_TAGS, NUMA_NO_NODE);
+	tq->hctx.sched_data = cfq_alloc_records(CFQ_TEST_TAGS, NUMA_NO_NODE,
+						0);
+	tq->next_tag = CFQ_TEST_FIRST_TAG;
 	KUNIT_ASSERT_NOT_NULL(test, tq->hctx.sched_data);
 	q->limits.features = BLK_FEAT_ROTATIONAL;
 	cfq_init_data(cfqd, q);
@@ -173,6 +177,7 @@ static struct request *cfq_test_read(struct kunit *test,
 	rq->q = q;
 	rq->mq_hctx = &tq->hctx;
 	rq->internal_tag = tq->next_tag++;
+	rq->tag = BLK_MQ_NO_TAG;
 	/* Not mergeable: the test has no elevator_queue for its hash. */
 	rq->cmd_flags = REQ_OP_READ | REQ_SYNC | REQ_NOMERGE;
 	rq->__sector = pos;
@@ -197,6 +202,20 @@ static struct request *cfq_test_insert_due(struct kunit *test,
 }
 
 /*
+ * Insert @rq at @now and dispatch it then.  The caller holds the lock, so
+ * a failure here is an expectation, not an assertion that would leave
+ * the test with the lock held.
+ */
+static void cfq_test_dispatch(struct kunit *test, struct cfq_data *cfqd,
+			      struct request *rq, u64 now)
+{
+	cfq_insert_request(cfqd, rq, 0, now);
+	KUNIT_EXPECT_PTR_EQ(test, cfq_dispatch_queued(cfqd, now), rq);
+	KUNIT_EXPECT_TRUE(test, cfq_record_of(rq)->dispatched);
+	KUNIT_EXPECT_EQ(test, cfqd->in_flight, 1);
+}
+
+/*
  * A requeue is the exact undo of a dispatch: nothing in flight, no
  * service charged, no slice started, no completion for the estimator.
  * When the request goes out again from the head, it is in flight again.
@@ -208,10 +227,10 @@ static void cfq_test_requeue_undoes_dispatch(struct kunit *test)
 	struct cfq_queue *cfqq;
 	u64 vtime;
 
-	cfq_insert_request(cfqd, rq, 0, 1 * CFQ_TEST_MS);
-	KUNIT_ASSERT_PTR_EQ(test, cfq_dispatch_queued(cfqd, 2 * CFQ_TEST_MS), rq);
-	cfqq = cfqd->active;
-	KUNIT_ASSERT_PTR_EQ(test, cfqq, rq_cfqq(rq));
+	spin_lock_irq(&cfqd->lock);
+	cfq_test_dispatch(test, cfqd, rq, 2 * CFQ_TEST_MS);
+	cfqq = rq_cfqq(rq);
+	KUNIT_EXPECT_PTR_EQ(test, cfqd->active, cfqq);
 	vtime = cfqq->vtime;
 
 	cfq_undispatch(cfqd, rq, 5 * CFQ_TEST_MS);
@@ -227,26 +246,13 @@ static void cfq_test_requeue_undoes_dispatch(struct kunit *test)
 
 	cfq_insert_request(cfqd, rq, BLK_MQ_INSERT_AT_HEAD, 6 * CFQ_TEST_MS);
 	cfq_dispatch_head(cfqd, rq, 7 * CFQ_TEST_MS);
+	spin_unlock_irq(&cfqd->lock);
 	KUNIT_EXPECT_EQ(test, cfqd->in_flight, 1);
 	KUNIT_EXPECT_EQ(test, cfqq->in_flight, 1);
 	KUNIT_EXPECT_EQ(test, cfqd->par.in_flight, 1);
 }
 
-/*
- * Insert @rq at @now and dispatch it then.  The caller holds the lock, so
- * a failure here is an expectation, not an assertion that would leave
- * the test with the lock held.
- */
-static void cfq_test_dispatch(struct kunit *test, struct cfq_data *cfqd,
-			      struct request *rq, u64 now)
-{
-	cfq_insert_request(cfqd, rq, 0, now);
-	KUNIT_EXPECT_PTR_EQ(test, cfq_dispatch_queued(cfqd, now), rq);
-	KUNIT_EXPECT_TRUE(test, cfq_record_of(rq)->dispatched);
-	KUNIT_EXPECT_EQ(test, cfqd->in_flight, 1);
-}
-
-/* What cfq_finish_request() does with @rq, at @now. */
+/* The accounting cfq_finish_request() does under the lock, at @now. */
 static void cfq_test_finish(struct cfq_data *cfqd, struct request *rq,
 			    u64 now)
 {
@@ -261,13 +267,15 @@ static void cfq_test_finish(struct cfq_data *cfqd, struct request *rq,
 static void cfq_test_record_keeps_dispatch_time(struct kunit *test)
 {
 	struct cfq_data *cfqd = test->priv;
+	struct cfq_record_set *recs = cfq_test_hctx(cfqd)->sched_data;
 	struct request *rq = cfq_test_read(test, cfqd->queue, 2048);
-	u64 sent = 16700 * CFQ_TEST_MS, back = sent + 20 * NSEC_PER_SEC;
+	u64 sent = 16700 * CFQ_TEST_MS, back = sent + 20ULL * NSEC_PER_SEC;
 	struct cfq_queue *cfqq;
 
 	spin_lock_irq(&cfqd->lock);
 	cfq_test_dispatch(test, cfqd, rq, sent);
-	KUNIT_EXPECT_EQ(test, cfq_record_of(rq)->dispatch_ns, sent);
+	KUNIT_EXPECT_EQ(test, recs->rec[CFQ_TEST_FIRST_TAG].dispatch_ns, sent);
+	KUNIT_EXPECT_FALSE(test, recs->rec[0].dispatched);
 	cfqq = rq_cfqq(rq);
 	cfq_test_finish(cfqd, rq, back);
 	spin_unlock_irq(&cfqd->lock);
@@ -277,6 +285,35 @@ static void cfq_test_record_keeps_dispatch_time(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, cfq_record_of(rq)->dispatched);
 	KUNIT_EXPECT_EQ(test, cfqd->mean_service_ns, back - sent);
 	KUNIT_EXPECT_EQ(test, cfqd->last_completion_ns, back);
+}
+
+/*
+ * nr_requests grew the hardware queue's tags: the set grows to them, and
+ * a request on a new tag is counted and given back like any other.
+ */
+static void cfq_test_records_grow_with_tags(struct kunit *test)
+{
+	struct cfq_data *cfqd = test->priv;
+	struct blk_mq_hw_ctx *hctx = cfq_test_hctx(cfqd);
+	struct blk_mq_tags *tags = kunit_kzalloc(test, sizeof(*tags),
+						 GFP_KERNEL);
+	struct request *rq = cfq_test_read(test, cfqd->queue, 2048);
+	struct cfq_record_set *recs;
+
+	KUNIT_ASSERT_NOT_NULL(test, tags);
+	tags->nr_tags = 2 * CFQ_TEST_TAGS;
+	hctx->sched_tags = tags;
+	cfq_grow_records(cfqd, hctx);
+	recs = hctx->sched_data;
+	KUNIT_ASSERT_EQ(test, recs->nr, 2 * CFQ_TEST_TAGS);
+	rq->internal_tag = 2 * CFQ_TEST_TAGS - 1;
+	spin_lock_irq(&cfqd->lock);
+	cfq_test_dispatch(test, cfqd, rq, 1 * CFQ_TEST_MS);
+	KUNIT_EXPECT_TRUE(test, recs->rec[2 * CFQ_TEST_TAGS - 1].dispatched);
+	cfq_test_finish(cfqd, rq, 2 * CFQ_TEST_MS);
+	spin_unlock_irq(&cfqd->lock);
+	KUNIT_EXPECT_EQ(test, cfqd->in_flight, 0);
+	KUNIT_EXPECT_EQ(test, cfqd->last_completion_ns, 2 * CFQ_TEST_MS);
 }
 
 /*
@@ -536,6 +573,7 @@ static struct kunit_case cfq_test_cases[] = {
 	KUNIT_CASE(cfq_test_charge_extremes),
 	KUNIT_CASE(cfq_test_requeue_undoes_dispatch),
 	KUNIT_CASE(cfq_test_record_keeps_dispatch_time),
+	KUNIT_CASE(cfq_test_records_grow_with_tags),
 	KUNIT_CASE(cfq_test_unit_kept_across_layout_change),
 	KUNIT_CASE(cfq_test_merges_stay_in_queue),
 	KUNIT_CASE(cfq_test_be_ages_past_rt),

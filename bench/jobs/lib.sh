@@ -19,6 +19,14 @@ fio_run()
 		--group_reporting=0 "$@"
 }
 
+# The scheduler's CPU cost: two jobs named $1 of 4 KiB random direct
+# reads at queue depth 32 on DEV.
+randread_iops()
+{
+	fio_run --name="$1" --filename="$DEV" --ioengine=libaio --direct=1 \
+		--iodepth=32 --rw=randread --bs="$BS" --numjobs=2
+}
+
 # "READS SECTORS": read requests the device under test completed so far
 # and the sectors they read (fields 1 and 3 of its sysfs stat file).
 DISKSTAT=${DISKSTAT:-/sys/block/${DEV##*/}/stat}

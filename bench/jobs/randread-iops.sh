@@ -1,10 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# CPU cost of the scheduler on an emulated device: 4 KiB random direct
-# reads, two jobs at queue depth 32, as nullblk-iops does on null_blk.
+# CPU cost of the scheduler on an emulated device, as nullblk-iops on
+# null_blk: see randread_iops.
 . "$(dirname "$0")/lib.sh"
 case "$1" in
-prepare) ;;
-run) fio_run --name=reader --filename="$DEV" --ioengine=libaio --direct=1 \
-	--iodepth=32 --rw=randread --bs="$BS" --numjobs=2 ;;
+run) randread_iops reader ;;
 esac

@@ -83,6 +83,8 @@ check_full_depth()
 	wait $fio_pid
 	fio_rc=$?
 	busy=$(cat "$BUSY")
+	# A reader sees its last read done just before blk-mq frees it.
+	sleep 0.2
 	in_flight=$(sed -n 's/^in_flight //p' "$DEBUGFS/$1/sched/estimator")
 	ktap_print_msg "$1: fio exit $fio_rc, at most ${busy:-no figure} tags" \
 		"of a hardware queue in use, in_flight ${in_flight:-none} after"
@@ -110,17 +112,26 @@ if [ ! -d "$DEBUGFS" ]; then
 	ktap_skip_all "no $DEBUGFS (CONFIG_BLK_DEBUG_FS, debugfs mounted)"
 	exit "$KSFT_SKIP"
 fi
+if ! command -v fio >/dev/null; then
+	ktap_skip_all "no fio"
+	exit "$KSFT_SKIP"
+fi
 cleanup
 trap cleanup EXIT
+trap 'exit 1' INT TERM
+# Requests take 1 ms, so that reads at full depth wait in the scheduler.
 if ! nullb_create $SHARED submit_queues=2 shared_tag_bitmap=1 \
-		hw_queue_depth=32 ||
+		hw_queue_depth=32 irqmode=2 completion_nsec=1000000 ||
    ! nullb_create $OWN submit_queues=2 hw_queue_depth=32 irqmode=2 \
 		completion_nsec=1000000; then
 	ktap_exit_fail_msg "cannot make the null_blk devices (see config)"
 fi
-if ! select_scheduler $SHARED mq-cfq || ! select_scheduler $OWN mq-cfq; then
+if ! grep -qw mq-cfq /sys/block/$SHARED/queue/scheduler; then
 	ktap_skip_all "null_blk does not offer mq-cfq"
 	exit "$KSFT_SKIP"
+fi
+if ! select_scheduler $SHARED mq-cfq || ! select_scheduler $OWN mq-cfq; then
+	ktap_exit_fail_msg "mq-cfq is offered but could not be selected"
 fi
 if [ "$(hw_queues $SHARED)" -lt 2 ]; then
 	ktap_skip_all "one hardware queue only (one CPU): nothing to share"
@@ -128,16 +139,19 @@ if [ "$(hw_queues $SHARED)" -lt 2 ]; then
 fi
 
 ktap_print_header
-ktap_set_plan 4
+ktap_set_plan 5
 check_records $SHARED 1 "$(sched_tags $SHARED)" \
 	"shared tags: one record per tag for the whole device"
+check_full_depth $SHARED 32 \
+	"shared tags: more than the driver's 32 in use, none left in flight"
 
 nr_hctx=$(hw_queues $OWN)
 check_records $OWN "$nr_hctx" $((nr_hctx * $(sched_tags $OWN))) \
 	"own tags: one record per tag of each of $nr_hctx hardware queues"
 old=$(cat /sys/block/$OWN/queue/nr_requests)
 grown=$((old * 4))
-echo $grown >/sys/block/$OWN/queue/nr_requests
+echo $grown >/sys/block/$OWN/queue/nr_requests ||
+	ktap_print_msg "$OWN: writing nr_requests $grown failed"
 check_records $OWN "$nr_hctx" $((nr_hctx * grown)) \
 	"nr_requests grown from $old to $grown: records for the new tags"
 check_full_depth $OWN "$old" \
