@@ -1213,10 +1213,9 @@ static void cfq_unit_completed(struct cfq_data *cfqd,
 static bool cfq_completed(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 			  const struct cfq_record *rec, u64 now)
 {
-	bool held_back = cfqd->held_back;
-
 	u64 service = min(ioq_ns_since(now, rec->dispatch_ns),
 			  ioq_ns_since(now, cfqd->last_completion_ns));
+	bool held_back = cfqd->held_back;
 
 	cfqd->last_completion_ns = max(cfqd->last_completion_ns, now);
 	cfqd->mean_service_ns = ioq_decay(cfqd->mean_service_ns, service,
