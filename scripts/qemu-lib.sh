@@ -329,11 +329,13 @@ run_qemu()
 		# shellcheck disable=SC2207
 		disks+=($(disk_qemu_args "$kind"))
 	done
+	# An oops panics, and the panic ends QEMU (-no-reboot): a crashed
+	# guest fails its stage at once instead of hanging to its timeout.
 	# shellcheck disable=SC2046
 	"${QEMU_PREFIX[@]}" qemu-system-x86_64 -machine pc $(accel_args) \
 		-smp 2 -m "$MEM" -nodefaults -no-reboot -display none \
 		-kernel "$(kernel_image)" -initrd "$INITRAMFS" \
-		-append "console=ttyS0 panic=-1 iosched.mode=$mode iosched.disks=$(disk_specs_param "$@") iosched.expect=$(built_schedulers) $(debug_append) $extra" \
+		-append "console=ttyS0 panic=-1 oops=panic iosched.mode=$mode iosched.disks=$(disk_specs_param "$@") iosched.expect=$(built_schedulers) $(debug_append) $extra" \
 		-serial "$serial0" -serial "$serial1" "${disks[@]}" "${QEMU_EXTRA[@]}"
 }
 
