@@ -694,11 +694,11 @@ static struct cfq_queue *cfq_due_sync_queue(struct cfq_data *cfqd,
  * cfq_async_turn_ended()) for fifo_expire_async.  Due sync requests come
  * before writeback that is first in virtual time, and a random reader's
  * cuts an async slice short: with enough random readers, or a host slow
- * enough, some read is always due.  A starved queue is served next in its class, for a short slice
- * that sync requests do not cut (see cfq_start_slice()).  The clock is
- * the class's, so that async queues of several levels do not take such
- * turns one after another: the class's sync queues keep the device for
- * fifo_expire_async between them.
+ * enough, some read is always due.  A starved queue is served next in
+ * its class, for a short slice that sync requests do not cut (see
+ * cfq_start_slice()).  The clock is the class's, so that async queues of
+ * several levels do not take such turns one after another: the class's
+ * sync queues keep the device for fifo_expire_async between them.
  */
 static bool cfq_async_starved(const struct cfq_data *cfqd,
 			      const struct cfq_queue *cfqq, u64 now)
