@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers shared by the mq-cfq selftests: whether the disk under test
- * (IOSCHED_DISK) can use mq-cfq, and timing.
+ * (IOSCHED_DISK) can use mq-cfq, its tunables, and timing.
  */
 #ifndef IOSCHED_MQ_CFQ_H
 #define IOSCHED_MQ_CFQ_H
@@ -80,6 +80,17 @@ static inline void cfq_sleep(double seconds)
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
+}
+
+/* mq-cfq tunable @name of @disk (milliseconds for the time ones); -1: none. */
+static inline double cfq_tunable_ms(const char *disk, const char *name)
+{
+	char path[PATH_MAX], buf[32];
+
+	iosched_tunable_path(disk, name, path, sizeof(path));
+	if (iosched_read_attr(path, buf, sizeof(buf)))
+		return -1;
+	return strtod(buf, NULL);
 }
 
 #endif /* IOSCHED_MQ_CFQ_H */

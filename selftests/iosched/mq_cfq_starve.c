@@ -562,16 +562,6 @@ static void summarize_trace(FILE *f, double start, double end,
 	s->incomplete = writes.full || reads.full || reads_out.full;
 }
 
-static double tunable_ms(const char *name)
-{
-	char path[PATH_MAX], buf[32];
-
-	iosched_tunable_path(DISK_NAME, name, path, sizeof(path));
-	if (iosched_read_attr(path, buf, sizeof(buf)))
-		return -1;
-	return strtod(buf, NULL);
-}
-
 /* Events the trace buffers lost: with any, the trace proves nothing. */
 static long long trace_overruns(void)
 {
@@ -634,12 +624,12 @@ TEST_F_TIMEOUT(starve, writeback_waits_within_its_bound, FINISH_S + 60)
 	ASSERT_EQ(0, trace_setup(&self->instance_made))
 		TH_LOG("cannot trace the block request events: %s",
 		       strerror(errno));
-	fifo_async = tunable_ms("fifo_expire_async");
-	fifo_sync = tunable_ms("fifo_expire_sync");
-	slice_sync = tunable_ms("slice_sync");
+	fifo_async = cfq_tunable_ms(DISK_NAME, "fifo_expire_async");
+	fifo_sync = cfq_tunable_ms(DISK_NAME, "fifo_expire_sync");
+	slice_sync = cfq_tunable_ms(DISK_NAME, "slice_sync");
 	/* The last seeky reader is idled for group_idle, others slice_idle. */
-	slice_idle = tunable_ms("slice_idle");
-	idle = later(slice_idle, tunable_ms("group_idle"));
+	slice_idle = cfq_tunable_ms(DISK_NAME, "slice_idle");
+	idle = later(slice_idle, cfq_tunable_ms(DISK_NAME, "group_idle"));
 	ASSERT_LE(0, fifo_async);
 	ASSERT_LE(0, fifo_sync);
 	ASSERT_LE(0, slice_sync);
