@@ -49,7 +49,6 @@
 #include <linux/blkdev.h>
 #include <linux/hrtimer.h>
 #include <linux/ioprio.h>
-#include <linux/llist.h>
 #include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/rbtree.h>
@@ -202,32 +201,35 @@ struct cfq_tunables {
 };
 
 /*
- * A request that finished while another CPU held the scheduler lock.
- * Completions arrive in interrupt context on every CPU, and spinning there
- * for the lock was mq-cfq's largest cost on fast devices: the completion
- * leaves this record and whoever holds the lock accounts for it.
+ * What mq-cfq keeps of a request it sent to the driver, from dispatch to
+ * completion, both under the lock: one record per scheduler tag, as a tag
+ * names one request at a time.
  */
-struct cfq_done {
-	struct llist_node node;
-	struct cfq_queue *cfqq;
-	unsigned long stamp;		/* see CFQ_STAMP_DISPATCHED */
-	u64 now_ns;
+struct cfq_record {
+	u64 dispatch_ns;
+	u8 unit;			/* of a striped device */
+	bool dispatched;		/* on the device, not requeued */
+	bool small;			/* counts for the parallelism estimator */
 };
 
+static_assert(IOQ_PAR_MAX_UNITS - 1 <= U8_MAX);
+
 /*
- * Per hardware queue, a record for each scheduler tag: a tag is reused
- * only after its request was dispatched again, and dispatching takes the
- * lock, so a record is accounted for before its slot is needed again.
+ * The records of one tag space: a hardware queue's own scheduler tags, or
+ * the request queue's when its hardware queues share them
+ * (BLK_MQ_F_TAG_HCTX_SHARED: SAS HBAs, RAID controllers), where a tag is
+ * unique across the queue.  hctx->sched_data points at them, and every
+ * tag that can be allocated has its record (cfq_grow_records()).
  */
-struct cfq_hctx {
-	unsigned int nr_slots;
-	struct cfq_done slots[] __counted_by(nr_slots);
+struct cfq_record_set {
+	unsigned int nr;
+	struct cfq_record rec[] __counted_by(nr);
 };
 
 struct cfq_data {
-	struct llist_head done;		/* cfq_done records, lock-free */
 	spinlock_t lock;		/* everything below */
 	struct request_queue *queue;
+	struct cfq_record_set *shared_records;	/* or NULL, see the type */
 	struct cfq_tunables tun;
 
 	struct cfq_tree trees[CFQ_NR_CLASSES];
@@ -236,7 +238,6 @@ struct cfq_data {
 	unsigned int queued;
 	unsigned int in_flight;
 	bool held_back;			/* returned nothing with work queued */
-	bool rerun;			/* a completion came since */
 	unsigned int async_depth;	/* scheduler tags async requests may hold */
 	unsigned int idle_depth;	/* and IDLE-class requests */
 	struct cfq_queue *merge_queue;	/* of the bio being merged */
@@ -270,56 +271,6 @@ static inline struct cfq_io_cq *icq_to_cic(struct io_cq *icq)
 static inline struct cfq_queue *rq_cfqq(struct request *rq)
 {
 	return rq->elv.priv[0];
-}
-
-/*
- * rq->elv.priv[1] of a request handed to the driver: its dispatch time in
- * microseconds (only differences are used, so wrapping is harmless), the
- * unit of a striped device it went to, and whether it was small enough
- * for the parallelism estimator.
- */
-#define CFQ_STAMP_DISPATCHED	1UL
-#define CFQ_STAMP_SMALL		2UL
-#define CFQ_STAMP_UNIT_SHIFT	2
-#define CFQ_STAMP_UNIT_MASK	((unsigned long)IOQ_PAR_MAX_UNITS - 1)
-#define CFQ_STAMP_SHIFT		8
-#define CFQ_STAMP_FLAGS		(CFQ_STAMP_DISPATCHED | CFQ_STAMP_SMALL | \
-				 CFQ_STAMP_UNIT_MASK << CFQ_STAMP_UNIT_SHIFT)
-static_assert(!(IOQ_PAR_MAX_UNITS & (IOQ_PAR_MAX_UNITS - 1)) &&
-	      IOQ_PAR_MAX_UNITS << CFQ_STAMP_UNIT_SHIFT <= 1 << CFQ_STAMP_SHIFT);
-
-static unsigned long cfq_stamp_time(u64 now_ns)
-{
-	return (unsigned long)div_u64(now_ns, NSEC_PER_USEC) << CFQ_STAMP_SHIFT;
-}
-
-static void cfq_stamp_dispatch(struct request *rq, unsigned int unit,
-			       u64 now_ns)
-{
-	unsigned long stamp = cfq_stamp_time(now_ns) | CFQ_STAMP_DISPATCHED |
-			      (unsigned long)unit << CFQ_STAMP_UNIT_SHIFT;
-
-	if (blk_rq_bytes(rq) <= IOQ_PAR_SMALL_BYTES)
-		stamp |= CFQ_STAMP_SMALL;
-	rq->elv.priv[1] = (void *)stamp;
-}
-
-static unsigned long cfq_stamp(struct request *rq)
-{
-	return (unsigned long)rq->elv.priv[1];
-}
-
-static unsigned int cfq_stamp_unit(unsigned long stamp)
-{
-	return (stamp >> CFQ_STAMP_UNIT_SHIFT) & CFQ_STAMP_UNIT_MASK;
-}
-
-static u64 cfq_stamp_age_ns(unsigned long stamp, u64 now_ns)
-{
-	unsigned long elapsed = cfq_stamp_time(now_ns) -
-		(stamp & ~CFQ_STAMP_FLAGS);
-
-	return (u64)(elapsed >> CFQ_STAMP_SHIFT) * NSEC_PER_USEC;
 }
 
 static u64 cfq_ms(unsigned int ms)
@@ -1024,13 +975,24 @@ static unsigned int cfq_unit_of(const struct cfq_data *cfqd,
 	return ioq_layout_unit(&cfqd->layout, blk_rq_pos(rq));
 }
 
+static struct cfq_record *cfq_record_of(const struct request *rq)
+{
+	struct cfq_record_set *recs = rq->mq_hctx->sched_data;
+
+	return &recs->rec[rq->internal_tag];
+}
+
 /* Count @rq of @cfqq as sent to the device at @now. */
 static void cfq_account_dispatch(struct cfq_data *cfqd,
 				 struct cfq_queue *cfqq, struct request *rq,
 				 u64 now)
 {
+	struct cfq_record *rec = cfq_record_of(rq);
 	unsigned int unit = cfq_unit_of(cfqd, rq);
 
+	/* Counted twice, it would stay in flight for ever. */
+	if (WARN_ON_ONCE(rec->dispatched))
+		return;
 	cfqq->ioq.head_pos = blk_rq_pos(rq) + blk_rq_sectors(rq);
 	cfqq->in_flight++;
 	cfqq->slice_dispatched++;
@@ -1040,7 +1002,10 @@ static void cfq_account_dispatch(struct cfq_data *cfqd,
 	cfqd->units[unit].owner = cfqq;
 	cfqd->units[unit].in_flight++;
 	ioq_par_dispatch(&cfqd->par, now);
-	cfq_stamp_dispatch(rq, unit, now);
+	rec->dispatch_ns = now;
+	rec->unit = unit;
+	rec->small = blk_rq_bytes(rq) <= IOQ_PAR_SMALL_BYTES;
+	rec->dispatched = true;
 }
 
 static struct request *cfq_dispatch_from(struct cfq_data *cfqd,
@@ -1241,20 +1206,24 @@ static void cfq_unit_completed(struct cfq_data *cfqd,
 		u->free_at_ns += cfq_idle_window(cfqd, cfqq);
 }
 
-/* A dispatched request of @cfqq is back: charge it and account for it. */
-static void cfq_completed(struct cfq_data *cfqd, struct cfq_queue *cfqq,
-			  unsigned long stamp, u64 now)
+/*
+ * The request of @cfqq that @rec records is back from the device.
+ * Returns whether dispatch held back work that may go now.
+ */
+static bool cfq_completed(struct cfq_data *cfqd, struct cfq_queue *cfqq,
+			  const struct cfq_record *rec, u64 now)
 {
-	u64 service = min(cfq_stamp_age_ns(stamp, now),
+	u64 service = min(ioq_ns_since(now, rec->dispatch_ns),
 			  ioq_ns_since(now, cfqd->last_completion_ns));
+	bool held_back = cfqd->held_back;
 
 	cfqd->last_completion_ns = max(cfqd->last_completion_ns, now);
 	cfqd->mean_service_ns = ioq_decay(cfqd->mean_service_ns, service,
 					  &cfqd->service_samples);
 	cfqd->in_flight--;
 	cfqq->in_flight--;
-	cfq_unit_completed(cfqd, cfqq, cfq_stamp_unit(stamp), now);
-	ioq_par_complete(&cfqd->par, now, stamp & CFQ_STAMP_SMALL);
+	cfq_unit_completed(cfqd, cfqq, rec->unit, now);
+	ioq_par_complete(&cfqd->par, now, rec->small);
 	ioq_stats_completion(&cfqq->ioq.stats, now);
 	cfq_charge(cfqd, cfqq, service);
 	if (cfqq == cfqd->active && cfqq->slice_end_ns == U64_MAX)
@@ -1266,11 +1235,8 @@ static void cfq_completed(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 		cfq_async_completed(cfqd, cfqq, now);
 	if (cfqq->class != CFQ_IDLE)
 		cfqd->last_nonidle_ns = max(cfqd->last_nonidle_ns, now);
-	/* What dispatch held back may be allowed now. */
-	if (cfqd->held_back) {
-		cfqd->held_back = false;
-		cfqd->rerun = true;
-	}
+	cfqd->held_back = false;
+	return held_back;
 }
 
 /*
@@ -1284,7 +1250,7 @@ static void cfq_completed(struct cfq_data *cfqd, struct cfq_queue *cfqq,
  */
 static void cfq_undispatch(struct cfq_data *cfqd, struct request *rq, u64 now)
 {
-	unsigned long stamp = cfq_stamp(rq);
+	struct cfq_record *rec = cfq_record_of(rq);
 	struct cfq_queue *cfqq = rq_cfqq(rq);
 
 	/*
@@ -1292,80 +1258,32 @@ static void cfq_undispatch(struct cfq_data *cfqd, struct request *rq, u64 now)
 	 * the hardware queue's dispatch list, not through the scheduler: it
 	 * stays in flight, and its completion accounts for it.
 	 */
-	if (!(stamp & CFQ_STAMP_DISPATCHED) || (rq->rq_flags & RQF_DONTPREP))
+	if (!rec->dispatched || (rq->rq_flags & RQF_DONTPREP))
 		return;
-	cfqd->units[cfq_stamp_unit(stamp)].in_flight--;
+	cfqd->units[rec->unit].in_flight--;
 	cfqq->in_flight--;
 	cfqd->in_flight--;
 	if (cfqq == cfqd->active && cfqq->slice_dispatched)
 		cfqq->slice_dispatched--;
 	ioq_par_requeue(&cfqd->par, now);
-	rq->elv.priv[1] = NULL;
-}
-
-/* The last of a request of @cfqq: @stamp says whether it was dispatched. */
-static void cfq_request_done(struct cfq_data *cfqd, struct cfq_queue *cfqq,
-			     unsigned long stamp, u64 now)
-{
-	if (stamp & CFQ_STAMP_DISPATCHED)
-		cfq_completed(cfqd, cfqq, stamp, now);
-	cfq_put_queue(cfqq);
-}
-
-/* Account for the requests that finished while the lock was taken. */
-static void cfq_account_deferred(struct cfq_data *cfqd)
-{
-	struct cfq_done *done, *next;
-	struct llist_node *list;
-
-	lockdep_assert_held(&cfqd->lock);
-	if (llist_empty(&cfqd->done))
-		return;
-	/* Oldest first: the service charged is the time since the last. */
-	list = llist_reverse_order(llist_del_all(&cfqd->done));
-	llist_for_each_entry_safe(done, next, list, node)
-		cfq_request_done(cfqd, done->cfqq, done->stamp, done->now_ns);
-}
-
-static void cfq_lock(struct cfq_data *cfqd, unsigned long *flags)
-	__acquires(&cfqd->lock)
-{
-	spin_lock_irqsave(&cfqd->lock, *flags);
-	cfq_account_deferred(cfqd);
+	rec->dispatched = false;
 }
 
 /*
- * Unlock, then account for the requests that finished meanwhile: their
- * CPUs did not wait for the lock.  If one of them lets through what
- * dispatch held back, run the queue again.
+ * The request of @cfqq that @rec records is freed, at @now.  Returns
+ * whether the queue must be run again for work dispatch held back.
  */
-static void cfq_unlock(struct cfq_data *cfqd, unsigned long flags)
-	__releases(&cfqd->lock)
+static bool cfq_request_done(struct cfq_data *cfqd, struct cfq_queue *cfqq,
+			     struct cfq_record *rec, u64 now)
 {
-	bool rerun;
+	bool rerun = false;
 
-	for (;;) {
-		rerun = cfqd->rerun;
-		cfqd->rerun = false;
-		spin_unlock_irqrestore(&cfqd->lock, flags);
-		if (rerun)
-			blk_mq_run_hw_queues(cfqd->queue, true);
-		/* Pairs with llist_add() before the trylock in finish. */
-		smp_mb();
-		if (llist_empty(&cfqd->done) ||
-		    !spin_trylock_irqsave(&cfqd->lock, flags))
-			return;
-		cfq_account_deferred(cfqd);
+	if (rec->dispatched) {
+		rerun = cfq_completed(cfqd, cfqq, rec, now);
+		rec->dispatched = false;
 	}
-}
-
-/* The record slot of @rq, or NULL if the tag space grew since init_hctx. */
-static struct cfq_done *cfq_done_slot(struct request *rq)
-{
-	struct cfq_hctx *ch = rq->mq_hctx->sched_data;
-	unsigned int tag = rq->internal_tag;
-
-	return tag < ch->nr_slots ? &ch->slots[tag] : NULL;
+	cfq_put_queue(cfqq);
+	return rerun;
 }
 
 static struct request *cfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
@@ -1375,7 +1293,7 @@ static struct request *cfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	struct request *rq;
 	u64 now;
 
-	cfq_lock(cfqd, &flags);
+	spin_lock_irqsave(&cfqd->lock, flags);
 	now = ktime_get_ns();
 	rq = list_first_entry_or_null(&cfqd->dispatch, struct request,
 				      queuelist);
@@ -1383,9 +1301,8 @@ static struct request *cfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
 		cfq_dispatch_head(cfqd, rq, now);
 	else
 		rq = cfq_dispatch_queued(cfqd, now);
-	cfqd->rerun = false;	/* this is the run completions asked for */
 	cfqd->held_back = !rq && cfqd->queued;
-	cfq_unlock(cfqd, flags);
+	spin_unlock_irqrestore(&cfqd->lock, flags);
 	return rq;
 }
 
@@ -1409,12 +1326,70 @@ static void cfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 		data->shallow_depth = READ_ONCE(cfqd->async_depth);
 }
 
+/*
+ * Records are allocated with GFP_NOIO: the queue is frozen, or being set
+ * up, and reclaim must not wait for I/O to it.  @gfp adds to that.
+ */
+static struct cfq_record_set *cfq_alloc_records(unsigned int nr, int node,
+						gfp_t gfp)
+{
+	struct cfq_record_set *recs;
+
+	recs = kvzalloc_node(struct_size(recs, rec, nr), GFP_NOIO | gfp, node);
+	if (recs)
+		recs->nr = nr;
+	return recs;
+}
+
+/*
+ * Give @hctx the records @recs (NULL: none) and return those it had.  The
+ * queue is frozen or not yet running; the lock is for the sched/ debugfs
+ * readers, which walk hctx->sched_data under it and whose files exist
+ * from before init_hctx to after exit_hctx.
+ */
+static struct cfq_record_set *cfq_replace_records(struct cfq_data *cfqd,
+						  struct blk_mq_hw_ctx *hctx,
+						  struct cfq_record_set *recs)
+{
+	struct cfq_record_set *old;
+
+	spin_lock_irq(&cfqd->lock);
+	old = hctx->sched_data;
+	hctx->sched_data = recs;
+	spin_unlock_irq(&cfqd->lock);
+	return old;
+}
+
+/*
+ * nr_requests grew beyond the tags @hctx's records were made for: blk-mq
+ * gave the hardware queue new tags, with the queue frozen.  Make records
+ * for them.  depth_updated cannot fail, and the tags are already given,
+ * so this allocation (at most MAX_SCHED_RQ records, 32 KiB) may not fail
+ * either.  Shared tags are allocated at their maximum and never grow.
+ */
+static void cfq_grow_records(struct cfq_data *cfqd, struct blk_mq_hw_ctx *hctx)
+{
+	struct blk_mq_tags *tags = hctx->sched_tags;
+	struct cfq_record_set *recs = hctx->sched_data;
+
+	if (recs == cfqd->shared_records) {
+		WARN_ON_ONCE(tags->nr_tags > recs->nr);
+		return;
+	}
+	if (tags->nr_tags <= recs->nr)
+		return;
+	recs = cfq_alloc_records(tags->nr_tags, hctx->numa_node, __GFP_NOFAIL);
+	kvfree(cfq_replace_records(cfqd, hctx, recs));
+}
+
 static void cfq_depth_updated(struct blk_mq_hw_ctx *hctx)
 {
 	struct cfq_data *cfqd = hctx->queue->elevator->elevator_data;
-	/* Called before q->nr_requests changes: the map has the new depth. */
-	unsigned int nr = hctx->sched_tags->bitmap_tags.sb.depth;
+	unsigned int nr;
 
+	cfq_grow_records(cfqd, hctx);
+	/* Called before q->nr_requests changes: the map has the new depth. */
+	nr = hctx->sched_tags->bitmap_tags.sb.depth;
 	WRITE_ONCE(cfqd->async_depth, max(1U, nr * 3 / 4));
 	WRITE_ONCE(cfqd->idle_depth, max(1U, nr / 8));
 	sbitmap_queue_min_shallow_depth(&hctx->sched_tags->bitmap_tags,
@@ -1423,15 +1398,16 @@ static void cfq_depth_updated(struct blk_mq_hw_ctx *hctx)
 
 static int cfq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
 {
-	unsigned int nr_slots = hctx->sched_tags->nr_tags;
-	struct cfq_hctx *ch;
+	struct cfq_data *cfqd = hctx->queue->elevator->elevator_data;
+	struct cfq_record_set *recs = cfqd->shared_records;
 
-	ch = kvzalloc_node(struct_size(ch, slots, nr_slots), GFP_KERNEL,
-			   hctx->numa_node);
-	if (!ch)
+	if (!recs)
+		recs = cfq_alloc_records(hctx->sched_tags->nr_tags,
+					 hctx->numa_node, __GFP_NOWARN);
+	if (!recs)
 		return -ENOMEM;
-	ch->nr_slots = nr_slots;
-	hctx->sched_data = ch;
+	/* Under the lock: the sched/ debugfs files are already there. */
+	cfq_replace_records(cfqd, hctx, recs);
 	cfq_depth_updated(hctx);
 	return 0;
 }
@@ -1439,21 +1415,10 @@ static int cfq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
 static void cfq_exit_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
 {
 	struct cfq_data *cfqd = hctx->queue->elevator->elevator_data;
+	struct cfq_record_set *recs = cfq_replace_records(cfqd, hctx, NULL);
 
-	/*
-	 * The queue is frozen, yet a completion may have left its record to
-	 * a sched/ debugfs reader that still holds the lock (those files go
-	 * after this).  Account for it here, after that reader, so that no
-	 * one walks the records once their slots are freed; the first
-	 * hardware queue's call drains the records of all.  Nothing is
-	 * queued, so no run of the queue is due.
-	 */
-	spin_lock_irq(&cfqd->lock);
-	cfq_account_deferred(cfqd);
-	cfqd->rerun = false;
-	spin_unlock_irq(&cfqd->lock);
-	kvfree(hctx->sched_data);
-	hctx->sched_data = NULL;
+	if (recs != cfqd->shared_records)
+		kvfree(recs);
 }
 
 static bool cfq_has_work(struct blk_mq_hw_ctx *hctx)
@@ -1512,13 +1477,7 @@ static void cfq_insert_requests(struct blk_mq_hw_ctx *hctx,
 	unsigned long irq_flags;
 	u64 now;
 
-	/*
-	 * The requests may be done, and the scheduler switched, before
-	 * cfq_unlock() is through with cfqd: the queue must not freeze
-	 * until then.
-	 */
-	percpu_ref_get(&q->q_usage_counter);
-	cfq_lock(cfqd, &irq_flags);
+	spin_lock_irqsave(&cfqd->lock, irq_flags);
 	/* Under the lock: idling and slices started before it are earlier. */
 	now = ktime_get_ns();
 	while (!list_empty(list)) {
@@ -1528,25 +1487,21 @@ static void cfq_insert_requests(struct blk_mq_hw_ctx *hctx,
 		list_del_init(&rq->queuelist);
 		cfq_insert_request(cfqd, rq, flags, now);
 	}
-	cfq_unlock(cfqd, irq_flags);
-	percpu_ref_put(&q->q_usage_counter);
+	spin_unlock_irqrestore(&cfqd->lock, irq_flags);
 }
 
 static void cfq_prepare_request(struct request *rq)
 {
 	rq->elv.icq = ioc_find_get_icq(rq->q);
 	rq->elv.priv[0] = NULL;
-	rq->elv.priv[1] = NULL;
 }
 
 static void cfq_finish_request(struct request *rq)
 {
 	struct cfq_queue *cfqq = rq_cfqq(rq);
-	unsigned long stamp = cfq_stamp(rq);
 	struct cfq_data *cfqd;
-	struct cfq_done *done;
 	unsigned long flags;
-	u64 now;
+	bool rerun;
 
 	if (rq->elv.icq) {
 		put_io_context(rq->elv.icq->ioc);
@@ -1555,25 +1510,14 @@ static void cfq_finish_request(struct request *rq)
 	if (!cfqq)
 		return;
 	rq->elv.priv[0] = NULL;
-	rq->elv.priv[1] = NULL;
 	cfqd = cfqq->cfqd;
-	now = ktime_get_ns();
 
-	done = cfq_done_slot(rq);
-	if (!done) {
-		cfq_lock(cfqd, &flags);
-		cfq_request_done(cfqd, cfqq, stamp, now);
-	} else {
-		done->cfqq = cfqq;
-		done->stamp = stamp;
-		done->now_ns = now;
-		llist_add(&done->node, &cfqd->done);
-		/* Then the holder accounts for it, in cfq_unlock(). */
-		if (!spin_trylock_irqsave(&cfqd->lock, flags))
-			return;
-		cfq_account_deferred(cfqd);
-	}
-	cfq_unlock(cfqd, flags);
+	spin_lock_irqsave(&cfqd->lock, flags);
+	rerun = cfq_request_done(cfqd, cfqq, cfq_record_of(rq), ktime_get_ns());
+	spin_unlock_irqrestore(&cfqd->lock, flags);
+	/* No completion will come to run it for work held back. */
+	if (rerun)
+		blk_mq_run_hw_queues(rq->q, true);
 }
 
 /* The driver gave @rq back; it will be inserted again. */
@@ -1584,9 +1528,9 @@ static void cfq_requeue_request(struct request *rq)
 
 	if (!cfqq)
 		return;
-	cfq_lock(cfqq->cfqd, &flags);
+	spin_lock_irqsave(&cfqq->cfqd->lock, flags);
 	cfq_undispatch(cfqq->cfqd, rq, ktime_get_ns());
-	cfq_unlock(cfqq->cfqd, flags);
+	spin_unlock_irqrestore(&cfqq->cfqd->lock, flags);
 }
 
 static enum hrtimer_restart cfq_timer_fn(struct hrtimer *timer)
@@ -1608,13 +1552,13 @@ static void cfq_exit_icq(struct io_cq *icq)
 	if (!cfqq)
 		return;
 	cfqd = cfqq->cfqd;
-	cfq_lock(cfqd, &flags);
+	spin_lock_irqsave(&cfqd->lock, flags);
 	cic->sync_queue = NULL;
 	/* Nobody is left to send the request idling would wait for. */
 	if (cfqd->active == cfqq && ioq_empty(&cfqq->ioq))
 		cfq_expire(cfqd, ktime_get_ns(), CFQ_EXPIRED_EXIT);
 	cfq_put_queue(cfqq);
-	cfq_unlock(cfqd, flags);
+	spin_unlock_irqrestore(&cfqd->lock, flags);
 }
 
 /*
@@ -1724,12 +1668,12 @@ static bool cfq_bio_merge(struct request_queue *q, struct bio *bio,
 
 	rcu_read_lock();
 	icq = cfq_current_icq(q);
-	cfq_lock(cfqd, &flags);
+	spin_lock_irqsave(&cfqd->lock, flags);
 	/* exit_icq() clears sync_queue under cfqd->lock */
 	cfqd->merge_queue = icq ? icq_to_cic(icq)->sync_queue : NULL;
 	merged = blk_mq_sched_try_merge(q, bio, nr_segs, &free);
 	cfqd->merge_queue = NULL;
-	cfq_unlock(cfqd, flags);
+	spin_unlock_irqrestore(&cfqd->lock, flags);
 	rcu_read_unlock();
 
 	if (free)
@@ -1795,6 +1739,17 @@ static int cfq_init_sched(struct request_queue *q, struct elevator_type *e)
 		kobject_put(&eq->kobj);
 		return -ENOMEM;
 	}
+	/* Tags unique across the queue: one record each, not per hw queue. */
+	if (blk_mq_is_shared_tags(q->tag_set->flags)) {
+		cfqd->shared_records =
+			cfq_alloc_records(q->sched_shared_tags->nr_tags,
+					  q->node, __GFP_NOWARN);
+		if (!cfqd->shared_records) {
+			kfree(cfqd);
+			kobject_put(&eq->kobj);
+			return -ENOMEM;
+		}
+	}
 	eq->elevator_data = cfqd;
 	cfq_init_data(cfqd, q);
 
@@ -1818,10 +1773,13 @@ static void cfq_exit_sched(struct elevator_queue *e)
 	spin_lock_irq(&cfqd->lock);
 	if (cfqd->active)
 		cfq_expire(cfqd, ktime_get_ns(), CFQ_EXPIRED_EXIT);
-	WARN_ON_ONCE(cfqd->queued || !list_empty(&cfqd->dispatch));
+	/* Frozen: every request was freed, none is on the device. */
+	WARN_ON_ONCE(cfqd->queued || !list_empty(&cfqd->dispatch) ||
+		     cfqd->in_flight);
 	spin_unlock_irq(&cfqd->lock);
 	clear_bit(ELEVATOR_FLAG_DISABLE_WBT, &e->flags);
 	wbt_enable_default(cfqd->queue->disk);
+	kvfree(cfqd->shared_records);
 	kfree(cfqd);
 }
 
@@ -1869,9 +1827,9 @@ static ssize_t cfq_tunable_store(struct elevator_queue *e, const char *page,
 		 value < t->min || value > t->max)
 		return -EINVAL;
 
-	cfq_lock(cfqd, &flags);
+	spin_lock_irqsave(&cfqd->lock, flags);
 	*cfq_tunable_ptr(cfqd, t) = value;
-	cfq_unlock(cfqd, flags);
+	spin_unlock_irqrestore(&cfqd->lock, flags);
 	return count;
 }
 
@@ -1958,7 +1916,7 @@ static int cfq_active_show(void *data, struct seq_file *m)
 	unsigned long flags;
 	u64 now = ktime_get_ns();
 
-	cfq_lock(cfqd, &flags);
+	spin_lock_irqsave(&cfqd->lock, flags);
 	if (cfqd->active) {
 		cfq_show_queue(m, cfqd, cfqd->active);
 		seq_printf(m, "slice_left_us %lld idling %d\n",
@@ -1966,7 +1924,7 @@ static int cfq_active_show(void *data, struct seq_file *m)
 				   NSEC_PER_USEC),
 			   cfqd->idle_start_ns != 0);
 	}
-	cfq_unlock(cfqd, flags);
+	spin_unlock_irqrestore(&cfqd->lock, flags);
 	return 0;
 }
 
@@ -1978,13 +1936,13 @@ static int cfq_busy_queues_show(void *data, struct seq_file *m)
 	struct rb_node *node;
 	int class;
 
-	cfq_lock(cfqd, &flags);
+	spin_lock_irqsave(&cfqd->lock, flags);
 	for (class = 0; class < CFQ_NR_CLASSES; class++)
 		for (node = rb_first_cached(&cfqd->trees[class].root); node;
 		     node = rb_next(node))
 			cfq_show_queue(m, cfqd, rb_entry(node, struct cfq_queue,
 							 tree_node));
-	cfq_unlock(cfqd, flags);
+	spin_unlock_irqrestore(&cfqd->lock, flags);
 	return 0;
 }
 
@@ -1995,7 +1953,7 @@ static int cfq_estimator_show(void *data, struct seq_file *m)
 	unsigned long flags;
 	const struct ioq_par_est *par = &cfqd->par;
 
-	cfq_lock(cfqd, &flags);
+	spin_lock_irqsave(&cfqd->lock, flags);
 	seq_printf(m, "units %u\nforced %d\nlayout_chunk_bytes %u\nshallow_iops %llu\nshallow_windows %u\ndeep_iops %llu\ndeep_windows %u\nin_flight %u\n",
 		   cfq_units(cfqd, ktime_get_ns()),
 		   cfqd->tun.spindles != CFQ_AUTO,
@@ -2003,7 +1961,7 @@ static int cfq_estimator_show(void *data, struct seq_file *m)
 		   par->shallow_rate >> IOQ_DECAY_SHIFT, par->shallow_windows,
 		   par->deep_rate >> IOQ_DECAY_SHIFT, par->deep_windows,
 		   cfqd->in_flight);
-	cfq_unlock(cfqd, flags);
+	spin_unlock_irqrestore(&cfqd->lock, flags);
 	return 0;
 }
 
@@ -2014,7 +1972,7 @@ static int cfq_slices_show(void *data, struct seq_file *m)
 	unsigned long flags;
 	int sync, why;
 
-	cfq_lock(cfqd, &flags);
+	spin_lock_irqsave(&cfqd->lock, flags);
 	for (sync = 1; sync >= 0; sync--)
 		for (why = 0; why < CFQ_NR_EXPIRIES; why++) {
 			const struct cfq_expiry_stats *st =
@@ -2026,7 +1984,37 @@ static int cfq_slices_show(void *data, struct seq_file *m)
 				   div_u64(st->used_ns, NSEC_PER_MSEC),
 				   st->dispatched);
 		}
-	cfq_unlock(cfqd, flags);
+	spin_unlock_irqrestore(&cfqd->lock, flags);
+	return 0;
+}
+
+/*
+ * The records of requests on the device: how many tag spaces have them
+ * (one when the hardware queues share their tags), and how many records
+ * and bytes of them in all.
+ */
+static int cfq_records_show(void *data, struct seq_file *m)
+{
+	struct request_queue *q = data;
+	struct cfq_data *cfqd = q->elevator->elevator_data;
+	struct cfq_record_set *shared = cfqd->shared_records;
+	unsigned int spaces = !!shared, nr = shared ? shared->nr : 0;
+	struct blk_mq_hw_ctx *hctx;
+	unsigned long flags, i;
+
+	spin_lock_irqsave(&cfqd->lock, flags);
+	queue_for_each_hw_ctx(q, hctx, i) {
+		struct cfq_record_set *recs = hctx->sched_data;
+
+		if (recs && recs != shared) {
+			spaces++;
+			nr += recs->nr;
+		}
+	}
+	seq_printf(m, "tag_spaces %u\nrecords %u\nbytes %zu\n", spaces, nr,
+		   spaces * sizeof(struct cfq_record_set) +
+		   nr * sizeof(struct cfq_record));
+	spin_unlock_irqrestore(&cfqd->lock, flags);
 	return 0;
 }
 
@@ -2034,6 +2022,7 @@ static const struct blk_mq_debugfs_attr cfq_queue_debugfs_attrs[] = {
 	{"active", 0400, cfq_active_show},
 	{"busy_queues", 0400, cfq_busy_queues_show},
 	{"estimator", 0400, cfq_estimator_show},
+	{"records", 0400, cfq_records_show},
 	{"slices", 0400, cfq_slices_show},
 	{},
 };

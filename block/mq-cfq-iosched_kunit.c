@@ -7,7 +7,17 @@
  */
 #include <kunit/test.h>
 
-#define CFQ_TEST_MS	NSEC_PER_MSEC
+#define CFQ_TEST_MS	((u64)NSEC_PER_MSEC)
+#define CFQ_TEST_TAGS	64
+/* Tags from here on: a record looked up by anything else is wrong. */
+#define CFQ_TEST_FIRST_TAG	5
+
+/* A request queue with one hardware queue, whose tags have records. */
+struct cfq_test_queue {
+	struct request_queue q;
+	struct blk_mq_hw_ctx hctx;
+	unsigned int next_tag;
+};
 
 /* The idle and grace timer must not run a queue the test made up. */
 static enum hrtimer_restart cfq_test_timer_fn(struct hrtimer *timer)
@@ -17,14 +27,20 @@ static enum hrtimer_restart cfq_test_timer_fn(struct hrtimer *timer)
 
 static int cfq_test_init(struct kunit *test)
 {
-	struct request_queue *q = kunit_kzalloc(test, sizeof(*q), GFP_KERNEL);
+	struct cfq_test_queue *tq = kunit_kzalloc(test, sizeof(*tq), GFP_KERNEL);
 	struct cfq_data *cfqd = kunit_kzalloc(test, sizeof(*cfqd), GFP_KERNEL);
+	struct request_queue *q = &tq->q;
 
-	KUNIT_ASSERT_NOT_NULL(test, q);
+	KUNIT_ASSERT_NOT_NULL(test, tq);
 	KUNIT_ASSERT_NOT_NULL(test, cfqd);
 	/* A disk for the tracepoints, which name it, if they are on. */
 	q->disk = kunit_kzalloc(test, sizeof(*q->disk), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, q->disk);
+	tq->hctx.queue = q;
+	tq->hctx.sched_data = cfq_alloc_records(CFQ_TEST_TAGS, NUMA_NO_NODE,
+						0);
+	tq->next_tag = CFQ_TEST_FIRST_TAG;
+	KUNIT_ASSERT_NOT_NULL(test, tq->hctx.sched_data);
 	q->limits.features = BLK_FEAT_ROTATIONAL;
 	cfq_init_data(cfqd, q);
 	cfqd->timer.function = cfq_test_timer_fn;
@@ -32,12 +48,20 @@ static int cfq_test_init(struct kunit *test)
 	return 0;
 }
 
+/* The one hardware queue of the test's request queue. */
+static struct blk_mq_hw_ctx *cfq_test_hctx(struct cfq_data *cfqd)
+{
+	return &container_of(cfqd->queue, struct cfq_test_queue, q)->hctx;
+}
+
 static void cfq_test_exit(struct kunit *test)
 {
 	struct cfq_data *cfqd = test->priv;
 
-	if (cfqd)	/* NULL if init failed */
-		hrtimer_cancel(&cfqd->timer);
+	if (!cfqd)	/* init failed */
+		return;
+	hrtimer_cancel(&cfqd->timer);
+	kvfree(cfq_test_hctx(cfqd)->sched_data);
 }
 
 /* Make @cfqq, which has no requests, the active queue at @now. */
@@ -146,10 +170,14 @@ static void cfq_test_charge_extremes(struct kunit *test)
 static struct request *cfq_test_read(struct kunit *test,
 				     struct request_queue *q, sector_t pos)
 {
+	struct cfq_test_queue *tq = container_of(q, struct cfq_test_queue, q);
 	struct request *rq = kunit_kzalloc(test, sizeof(*rq), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, rq);
 	rq->q = q;
+	rq->mq_hctx = &tq->hctx;
+	rq->internal_tag = tq->next_tag++;
+	rq->tag = BLK_MQ_NO_TAG;
 	/* Not mergeable: the test has no elevator_queue for its hash. */
 	rq->cmd_flags = REQ_OP_READ | REQ_SYNC | REQ_NOMERGE;
 	rq->__sector = pos;
@@ -174,6 +202,20 @@ static struct request *cfq_test_insert_due(struct kunit *test,
 }
 
 /*
+ * Insert @rq at @now and dispatch it then.  The caller holds the lock, so
+ * a failure here is an expectation, not an assertion that would leave
+ * the test with the lock held.
+ */
+static void cfq_test_dispatch(struct kunit *test, struct cfq_data *cfqd,
+			      struct request *rq, u64 now)
+{
+	cfq_insert_request(cfqd, rq, 0, now);
+	KUNIT_EXPECT_PTR_EQ(test, cfq_dispatch_queued(cfqd, now), rq);
+	KUNIT_EXPECT_TRUE(test, cfq_record_of(rq)->dispatched);
+	KUNIT_EXPECT_EQ(test, cfqd->in_flight, 1);
+}
+
+/*
  * A requeue is the exact undo of a dispatch: nothing in flight, no
  * service charged, no slice started, no completion for the estimator.
  * When the request goes out again from the head, it is in flight again.
@@ -185,10 +227,10 @@ static void cfq_test_requeue_undoes_dispatch(struct kunit *test)
 	struct cfq_queue *cfqq;
 	u64 vtime;
 
-	cfq_insert_request(cfqd, rq, 0, 1 * CFQ_TEST_MS);
-	KUNIT_ASSERT_PTR_EQ(test, cfq_dispatch_queued(cfqd, 2 * CFQ_TEST_MS), rq);
-	cfqq = cfqd->active;
-	KUNIT_ASSERT_PTR_EQ(test, cfqq, rq_cfqq(rq));
+	spin_lock_irq(&cfqd->lock);
+	cfq_test_dispatch(test, cfqd, rq, 2 * CFQ_TEST_MS);
+	cfqq = rq_cfqq(rq);
+	KUNIT_EXPECT_PTR_EQ(test, cfqd->active, cfqq);
 	vtime = cfqq->vtime;
 
 	cfq_undispatch(cfqd, rq, 5 * CFQ_TEST_MS);
@@ -204,9 +246,106 @@ static void cfq_test_requeue_undoes_dispatch(struct kunit *test)
 
 	cfq_insert_request(cfqd, rq, BLK_MQ_INSERT_AT_HEAD, 6 * CFQ_TEST_MS);
 	cfq_dispatch_head(cfqd, rq, 7 * CFQ_TEST_MS);
+	spin_unlock_irq(&cfqd->lock);
 	KUNIT_EXPECT_EQ(test, cfqd->in_flight, 1);
 	KUNIT_EXPECT_EQ(test, cfqq->in_flight, 1);
 	KUNIT_EXPECT_EQ(test, cfqd->par.in_flight, 1);
+}
+
+/* The accounting cfq_finish_request() does under the lock, at @now. */
+static void cfq_test_finish(struct cfq_data *cfqd, struct request *rq,
+			    u64 now)
+{
+	cfq_request_done(cfqd, rq_cfqq(rq), cfq_record_of(rq), now);
+}
+
+/*
+ * The record keeps the whole dispatch time: a request sent at 16.7 s and
+ * back 20 s later (past 2^24 us, where a 32-bit stamp of microseconds
+ * wrapped), with no completion before it, is charged those 20 s.
+ */
+static void cfq_test_record_keeps_dispatch_time(struct kunit *test)
+{
+	struct cfq_data *cfqd = test->priv;
+	struct cfq_record_set *recs = cfq_test_hctx(cfqd)->sched_data;
+	struct request *rq = cfq_test_read(test, cfqd->queue, 2048);
+	u64 sent = 16700 * CFQ_TEST_MS, back = sent + 20ULL * NSEC_PER_SEC;
+	struct cfq_queue *cfqq;
+
+	spin_lock_irq(&cfqd->lock);
+	cfq_test_dispatch(test, cfqd, rq, sent);
+	KUNIT_EXPECT_EQ(test, recs->rec[CFQ_TEST_FIRST_TAG].dispatch_ns, sent);
+	KUNIT_EXPECT_FALSE(test, recs->rec[0].dispatched);
+	cfqq = rq_cfqq(rq);
+	cfq_test_finish(cfqd, rq, back);
+	spin_unlock_irq(&cfqd->lock);
+
+	KUNIT_EXPECT_EQ(test, cfqd->in_flight, 0);
+	KUNIT_EXPECT_EQ(test, cfqq->in_flight, 0);
+	KUNIT_EXPECT_FALSE(test, cfq_record_of(rq)->dispatched);
+	KUNIT_EXPECT_EQ(test, cfqd->mean_service_ns, back - sent);
+	KUNIT_EXPECT_EQ(test, cfqd->last_completion_ns, back);
+}
+
+/*
+ * nr_requests grew the hardware queue's tags: the set grows to them, and
+ * a request on a new tag is counted and given back like any other.
+ */
+static void cfq_test_records_grow_with_tags(struct kunit *test)
+{
+	struct cfq_data *cfqd = test->priv;
+	struct blk_mq_hw_ctx *hctx = cfq_test_hctx(cfqd);
+	struct blk_mq_tags *tags = kunit_kzalloc(test, sizeof(*tags),
+						 GFP_KERNEL);
+	struct request *rq = cfq_test_read(test, cfqd->queue, 2048);
+	struct cfq_record_set *recs;
+
+	KUNIT_ASSERT_NOT_NULL(test, tags);
+	tags->nr_tags = 2 * CFQ_TEST_TAGS;
+	hctx->sched_tags = tags;
+	cfq_grow_records(cfqd, hctx);
+	recs = hctx->sched_data;
+	KUNIT_ASSERT_EQ(test, recs->nr, 2 * CFQ_TEST_TAGS);
+	rq->internal_tag = 2 * CFQ_TEST_TAGS - 1;
+	spin_lock_irq(&cfqd->lock);
+	cfq_test_dispatch(test, cfqd, rq, 1 * CFQ_TEST_MS);
+	KUNIT_EXPECT_TRUE(test, recs->rec[2 * CFQ_TEST_TAGS - 1].dispatched);
+	cfq_test_finish(cfqd, rq, 2 * CFQ_TEST_MS);
+	spin_unlock_irq(&cfqd->lock);
+	KUNIT_EXPECT_EQ(test, cfqd->in_flight, 0);
+	KUNIT_EXPECT_EQ(test, cfqd->last_completion_ns, 2 * CFQ_TEST_MS);
+}
+
+/*
+ * A request counts on the unit it was sent to until it is back, whatever
+ * the layout says by then: one sent to unit 3 of a four-unit array frees
+ * unit 3 after the device stopped reporting the layout.
+ */
+static void cfq_test_unit_kept_across_layout_change(struct kunit *test)
+{
+	struct cfq_data *cfqd = test->priv;
+	struct request_queue *q = cfqd->queue;
+	sector_t unit3 = 3 * (SZ_64K >> SECTOR_SHIFT);
+	struct request *rq = cfq_test_read(test, q, unit3);
+	unsigned int i;
+
+	/* What a four-disk RAID-0 of 64 KiB chunks reports. */
+	q->limits.io_min = SZ_64K;
+	q->limits.io_opt = 4 * SZ_64K;
+	spin_lock_irq(&cfqd->lock);
+	cfq_test_dispatch(test, cfqd, rq, 1 * CFQ_TEST_MS);
+	KUNIT_EXPECT_EQ(test, cfqd->layout.units, 4);
+	KUNIT_EXPECT_EQ(test, cfqd->units[3].in_flight, 1);
+	/* The device stops reporting it, seen at the next dispatch. */
+	q->limits.io_min = 0;
+	q->limits.io_opt = 0;
+	cfq_update_layout(cfqd);
+	KUNIT_EXPECT_EQ(test, cfq_unit_of(cfqd, rq), 0);
+	cfq_test_finish(cfqd, rq, 2 * CFQ_TEST_MS);
+	spin_unlock_irq(&cfqd->lock);
+	for (i = 0; i < ARRAY_SIZE(cfqd->units); i++)
+		KUNIT_EXPECT_EQ_MSG(test, cfqd->units[i].in_flight, 0,
+				    "unit %u", i);
 }
 
 /*
@@ -433,6 +572,9 @@ static struct kunit_case cfq_test_cases[] = {
 	KUNIT_CASE(cfq_test_latency_slice_extremes),
 	KUNIT_CASE(cfq_test_charge_extremes),
 	KUNIT_CASE(cfq_test_requeue_undoes_dispatch),
+	KUNIT_CASE(cfq_test_record_keeps_dispatch_time),
+	KUNIT_CASE(cfq_test_records_grow_with_tags),
+	KUNIT_CASE(cfq_test_unit_kept_across_layout_change),
 	KUNIT_CASE(cfq_test_merges_stay_in_queue),
 	KUNIT_CASE(cfq_test_be_ages_past_rt),
 	KUNIT_CASE(cfq_test_no_idling_without_tags),

@@ -30,7 +30,7 @@ DEBUG_SECONDS=${DEBUG_SECONDS:-10}
 check_seconds VERIFY_SECONDS STORM_SECONDS SOAK_SECONDS DEBUG_SECONDS
 # Tests that bring their own (null_blk) devices, and the soak, run once
 # (on the first disk kind), not per disk kind.
-MACHINE_TESTS=nullb_faults.sh,soak.sh,mq_cfq_depth.sh,mq_cfq_starve
+MACHINE_TESTS=nullb_faults.sh,soak.sh,mq_cfq_depth.sh,mq_cfq_records.sh,mq_cfq_starve
 steps=$((5 + ${#kinds[@]}))
 [ ${#debug_kinds[@]} = 0 ] || steps=$((steps + 1 + ${#debug_kinds[@]}))
 
