@@ -51,17 +51,17 @@ check_records()
 	fi
 }
 
-# The most scheduler tags one hardware queue of disk $1 had in use,
-# sampled every 20 ms for 2 s, written to $BUSY.
+# The most scheduler tags one hardware queue of disk $1 had in use while
+# process $2 ran, sampled every 20 ms, written to $BUSY.  Sampling for as
+# long as fio runs, not for a fixed time: on a slow guest (the debug
+# kernel) fio takes seconds to start.
 sample_busy()
 {
 	max=0
-	n=0
-	while [ $n -lt 100 ]; do
+	while kill -0 "$2" 2>/dev/null; do
 		for busy in $(sed -n 's/^busy=//p' "$DEBUGFS/$1"/hctx*/sched_tags); do
 			[ "$busy" -gt "$max" ] && max=$busy
 		done
-		n=$((n + 1))
 		sleep 0.02
 	done
 	echo "$max" >"$BUSY"
@@ -78,8 +78,7 @@ check_full_depth()
 		--rw=randread --bs=4k --numjobs=2 --time_based --runtime=3 \
 		--output=/tmp/mq_cfq_records.$$.fio &
 	fio_pid=$!
-	sleep 0.5
-	sample_busy "$1"
+	sample_busy "$1" $fio_pid
 	wait $fio_pid
 	fio_rc=$?
 	busy=$(cat "$BUSY")
@@ -119,11 +118,12 @@ fi
 cleanup
 trap cleanup EXIT
 trap 'exit 1' INT TERM
-# Requests take 1 ms, so that reads at full depth wait in the scheduler.
+# Requests take 50 ms, so that reads at full depth wait in the scheduler
+# even where submitting one takes a millisecond (the debug kernel).
 if ! nullb_create $SHARED submit_queues=2 shared_tag_bitmap=1 \
-		hw_queue_depth=32 irqmode=2 completion_nsec=1000000 ||
+		hw_queue_depth=32 irqmode=2 completion_nsec=50000000 ||
    ! nullb_create $OWN submit_queues=2 hw_queue_depth=32 irqmode=2 \
-		completion_nsec=1000000; then
+		completion_nsec=50000000; then
 	ktap_exit_fail_msg "cannot make the null_blk devices (see config)"
 fi
 if ! grep -qw mq-cfq /sys/block/$SHARED/queue/scheduler; then
