@@ -51,7 +51,7 @@
  *
  * A writer's write() is throttled until writeback cleans pages: writeback
  * waits at most fifo_expire_async and the slice then running (slice_sync
- * and an idle window; see Documentation/block/mq-cfq.rst), and then a call
+ * and an idle window, as mq-cfq documents its writeback bound), and a call
  * takes about as long as the writers' mean call, which measures the
  * writeback bandwidth they share.  Throttled calls are uneven, though:
  * balance_dirty_pages() pauses a writer up to 200 ms at a time, several
