@@ -89,17 +89,31 @@ touched_files()
 	sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$OUT"/quilt/*.patch | sort -u
 }
 
+# Its directories may be read-only, as the pristine ones are; its files
+# may be the pristine ones, so only the directories are made writable.
+remove_check_tree()
+{
+	[ ! -d "$CHECK_TREE" ] || find "$CHECK_TREE" -type d -exec chmod u+w {} +
+	rm -rf "$CHECK_TREE"
+}
+
 # Apply the exported series to a fresh pristine copy; compare with build/linux.
 check_applies()
 {
 	local f bad=0
 	say "applying the exported series to a fresh copy of the pristine tree"
-	rm -rf "$CHECK_TREE"
-	# Hard links: quilt and patch replace the files they change rather
-	# than write into them, so the pristine tree stays as it is, and
-	# the copy costs directories, not another 1.7 GB. Its files stay
-	# read-only, as the pristine ones are; its directories take new files.
-	cp -al "$PRISTINE" "$CHECK_TREE"
+	remove_check_tree
+	mkdir -p "$CHECK_TREE"
+	# Contents, not the path (BUILD may hold a symlink to a shared
+	# pristine tree), as hard links: quilt and patch replace the files
+	# they change rather than write into them, so the pristine files stay
+	# as they are, and the copy costs directories, not another 1.7 GB.
+	# A pristine tree that cannot be linked (another filesystem, another
+	# owner) is copied. Files stay read-only; directories take new files.
+	cp -al "$PRISTINE/." "$CHECK_TREE" 2>/dev/null || {
+		remove_check_tree && mkdir -p "$CHECK_TREE" &&
+			cp -a "$PRISTINE/." "$CHECK_TREE"
+	}
 	find "$CHECK_TREE" -type d -exec chmod u+w {} +
 	(cd "$CHECK_TREE" && QUILT_PATCHES=$OUT/quilt quilt push -a -q >"$OUT/push.log" 2>&1) || {
 		tail -n 20 "$OUT/push.log" >&2
@@ -108,7 +122,7 @@ check_applies()
 	while read -r f; do
 		# Still one file with the pristine one: patch wrote into both.
 		[ ! "$CHECK_TREE/$f" -ef "$PRISTINE/$f" ] ||
-			die "quilt changed $f in place, and with it ${PRISTINE#"$TOP"/}: remove that to unpack it again"
+			die "quilt changed $f in place, and with it the pristine tree: make clean unpacks it again"
 		if ! cmp -s "$CHECK_TREE/$f" "$TREE/$f"; then
 			echo "  differs from the development tree: $f" >&2
 			bad=1
