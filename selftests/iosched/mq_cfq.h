@@ -82,6 +82,12 @@ static inline void cfq_sleep(double seconds)
 		;
 }
 
+/* The larger of two times or durations. */
+static inline double cfq_larger(double a, double b)
+{
+	return a > b ? a : b;
+}
+
 /* mq-cfq tunable @name of @disk (milliseconds for the time ones); -1: none. */
 static inline double cfq_tunable_ms(const char *disk, const char *name)
 {

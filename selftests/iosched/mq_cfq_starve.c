@@ -451,16 +451,11 @@ struct trace_summary {
 	bool incomplete;
 };
 
-static double later(double a, double b)
-{
-	return a > b ? a : b;
-}
-
 /* A stretch of async writes waiting with none dispatched ended at @t. */
 static void async_wait_ended(struct trace_summary *s, double since,
 			     double t, double start)
 {
-	double wait = t - later(since, start);
+	double wait = t - cfq_larger(since, start);
 
 	if (t > start && wait > s->longest_async_wait) {
 		s->longest_async_wait = wait;
@@ -629,7 +624,7 @@ TEST_F_TIMEOUT(starve, writeback_waits_within_its_bound, FINISH_S + 60)
 	slice_sync = cfq_tunable_ms(DISK_NAME, "slice_sync");
 	/* The last seeky reader is idled for group_idle, others slice_idle. */
 	slice_idle = cfq_tunable_ms(DISK_NAME, "slice_idle");
-	idle = later(slice_idle, cfq_tunable_ms(DISK_NAME, "group_idle"));
+	idle = cfq_larger(slice_idle, cfq_tunable_ms(DISK_NAME, "group_idle"));
 	ASSERT_LE(0, fifo_async);
 	ASSERT_LE(0, fifo_sync);
 	ASSERT_LE(0, slice_sync);
@@ -652,7 +647,7 @@ TEST_F_TIMEOUT(starve, writeback_waits_within_its_bound, FINISH_S + 60)
 	service = s.read_service_sum / s.read_services * 1e3;
 	drain = (READERS + QUANTUM_SLACK) * service;
 	async_bound = HOST_SLACK * (fifo_async + slice_sync + idle + drain);
-	turn_bound = HOST_SLACK * (later(fifo_sync, 2 * slice_idle) +
+	turn_bound = HOST_SLACK * (cfq_larger(fifo_sync, 2 * slice_idle) +
 				   QUANTUM_SLACK * service);
 	TH_LOG("%.0f s: %ld reads, %ld MiB written, %ld async writes dispatched",
 	       end - start, self->run->reads, self->run->writes,

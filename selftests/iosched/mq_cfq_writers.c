@@ -392,11 +392,6 @@ static double mean_call_ms(const struct worker *w, int first, int last)
 	return calls ? in_calls * 1e3 / calls : 0;
 }
 
-static double longest_of(double a, double b)
-{
-	return a > b ? a : b;
-}
-
 /*
  * The longest a single call may take on @disk, in ms, for the writers
  * (@writer) and for the reader, in mq-cfq's terms (see HOST_SLACK).
@@ -411,8 +406,8 @@ static int lockout_bounds(const char *disk, const struct worker *w,
 	double slice_idle = cfq_tunable_ms(disk, "slice_idle");
 	double group_idle = cfq_tunable_ms(disk, "group_idle");
 	/* The last seeky reader is idled for group_idle, others slice_idle. */
-	double idle = longest_of(slice_idle, group_idle);
-	double turn = longest_of(longest_of(slice_sync, fifo_sync),
+	double idle = cfq_larger(slice_idle, group_idle);
+	double turn = cfq_larger(cfq_larger(slice_sync, fifo_sync),
 				 2 * slice_idle);
 
 	if (fifo_async < 0 || fifo_sync < 0 || slice_sync < 0 ||
