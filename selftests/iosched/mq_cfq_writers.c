@@ -47,7 +47,7 @@
  * A lockout is a call that waits far longer than the scheduler lets any
  * queue wait, at this host's speed.  The bound is in mq-cfq's terms:
  *
- *	HOST_SLACK * (wait + CALLS * the mean call of its kind)
+ *	HOST_SLACK * (the scheduler's wait + the device's work)
  *
  * A writer's write() is throttled until writeback cleans pages: writeback
  * waits at most fifo_expire_async and the slice then running (slice_sync
@@ -56,17 +56,23 @@
  * writeback bandwidth they share.  Throttled calls are uneven, though:
  * balance_dirty_pages() pauses a writer up to 200 ms at a time, several
  * times in one 1 MiB call, while the first calls, under the dirty limit,
- * take no time and pull the mean down (CALLS: STEADY_CALLS).  The reader's
- * request is due after fifo_expire_sync, and then waits at most for one
- * round of the other queues, each writer's sync queue (fsync) and the
- * async one taking a slice or starved turn (the longest of slice_sync,
- * fifo_expire_sync and 2 * slice_idle), an idle window and the requests
- * on the device (CALLS: DRAIN_CALLS of its own mean read).  The measured
- * means scale the bound with a slow host (TCG, a debug kernel, other
- * guests); a fixed number of seconds did not.  In TCG guests the slowest
- * write() was up to 11 times the writers' mean (1.50 s against 134 ms
- * on ide), the slowest read 0.03 to 0.38 s against means of 0.3 to 15 ms.
- * seeds/004's writer was locked out for seconds while the others wrote.
+ * take no time and pull the mean down (STEADY_CALLS of the mean).
+ *
+ * The reader's request is due after fifo_expire_sync, and then waits at
+ * most for one round of the other queues, each writer's sync queue
+ * (fsync) and the async one taking a slice or starved turn (the longest
+ * of slice_sync, slice_async, fifo_expire_sync and 2 * slice_idle), and
+ * an idle window.  The device then holds at most a writer's megabyte (one
+ * mean write() call) and the reads before it: DRAIN_CALLS of the reader's
+ * mean read, measured with the disk to itself before the writers start,
+ * so that a reader starved on every read cannot raise its own bound.
+ *
+ * The measured means scale the bound with a slow host (TCG, a debug
+ * kernel, other guests); a fixed number of seconds did not.  In TCG
+ * guests the slowest write() was up to 11 times the writers' mean (1.50 s
+ * against 134 ms on ide), the slowest read 0.03 to 0.38 s against means
+ * of 0.3 to 15 ms.  seeds/004's writer was locked out for seconds while
+ * the others wrote.
  *
  * The hung-task detector, for the length of the test, reports a task in
  * uninterruptible sleep for HUNG_TIMEOUT_S, checking every second: fsync
@@ -79,6 +85,7 @@
 #define HOST_SLACK	2
 #define STEADY_CALLS	16
 #define DRAIN_CALLS	32
+#define ALONE_READS	32	/* to measure the reader's mean read */
 #define FINISH_S	450
 #define HUNG_TIMEOUT_S	5
 #define STR(x)		#x
@@ -106,6 +113,13 @@ struct run {
 	 */
 	bool streaming;
 	struct worker w[WRITERS + 1];	/* the writers, then the reader */
+};
+
+/* mq-cfq's share of the lockout bounds, in ms (see HOST_SLACK). */
+struct cfq_waits {
+	double writer;		/* a write() waits for writeback's turn */
+	double reader;		/* a read waits for its turn */
+	double alone_read;	/* the reader's mean read, disk to itself */
 };
 
 struct sysctl_value {
@@ -268,6 +282,21 @@ static off_t reader_offset(const struct run *run, unsigned long long bytes,
 	return READER_START + (off_t)(rand_r(seed) % (span / BLOCK)) * BLOCK;
 }
 
+/* The reader's read number @n into @buf; 0 or -1 with errno set. */
+static int reader_read(const struct run *run, int fd, void *buf,
+		       unsigned long long bytes, unsigned int *seed, int n)
+{
+	size_t len = run->streaming ? CHUNK : BLOCK;
+	off_t off = reader_offset(run, bytes, seed, n);
+	ssize_t done = pread(fd, buf, len, off);
+
+	if (done == (ssize_t)len)
+		return 0;
+	if (done >= 0)
+		errno = EIO;
+	return -1;
+}
+
 /*
  * The reader: O_DIRECT reads behind the writers' regions until the
  * writers are done (or gone: the test stops waiting for them).
@@ -275,7 +304,6 @@ static off_t reader_offset(const struct run *run, unsigned long long bytes,
 static void reader_main(struct run *run, const char *dev,
 			unsigned long long bytes)
 {
-	size_t len = run->streaming ? CHUNK : BLOCK;
 	struct worker *w = &run->w[WRITERS];
 	unsigned int seed = getpid();
 	double start = cfq_now(), t;
@@ -283,15 +311,13 @@ static void reader_main(struct run *run, const char *dev,
 	int fd, n;
 
 	fd = open(dev, O_RDONLY | O_DIRECT);
-	if (fd < 0 || posix_memalign(&buf, BLOCK, len))
+	if (fd < 0 || posix_memalign(&buf, BLOCK, CHUNK))
 		goto fail;
 	for (n = 0;
 	     n < MIN_READS || __atomic_load_n(&run->writers_left, __ATOMIC_ACQUIRE);
 	     n++) {
-		off_t off = reader_offset(run, bytes, &seed, n);
-
 		t = cfq_now();
-		if (pread(fd, buf, len, off) != (ssize_t)len)
+		if (reader_read(run, fd, buf, bytes, &seed, n))
 			goto fail;
 		note_duration(w, t);
 	}
@@ -301,6 +327,30 @@ static void reader_main(struct run *run, const char *dev,
 fail:
 	w->error = errno ?: EIO;
 	_exit(1);
+}
+
+/* The reader's mean read in ms with the disk to itself; -1: it failed. */
+static double alone_read_ms(const struct run *run, const char *dev,
+			    unsigned long long bytes)
+{
+	unsigned int seed = 1;
+	double start, ms = -1;
+	void *buf = NULL;
+	int fd, n;
+
+	fd = open(dev, O_RDONLY | O_DIRECT);
+	if (fd < 0 || posix_memalign(&buf, BLOCK, CHUNK))
+		goto out;
+	start = cfq_now();
+	for (n = 0; n < ALONE_READS; n++)
+		if (reader_read(run, fd, buf, bytes, &seed, n))
+			goto out;
+	ms = (cfq_now() - start) * 1e3 / ALONE_READS;
+out:
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	return ms;
 }
 
 /* Wait for every worker until @deadline; returns how many finished. */
@@ -393,31 +443,48 @@ static double mean_call_ms(const struct worker *w, int first, int last)
 }
 
 /*
- * The longest a single call may take on @disk, in ms, for the writers
- * (@writer) and for the reader, in mq-cfq's terms (see HOST_SLACK).
- * Returns -1 if a tunable cannot be read.
+ * mq-cfq's waits on @disk and the reader's mean read alone, before the
+ * workers start.  Returns -1 (with @why) if one cannot be had.
  */
-static int lockout_bounds(const char *disk, const struct worker *w,
-			  double *writer, double *reader)
+static int cfq_waits(const struct run *run, const char *disk, const char *dev,
+		     unsigned long long bytes, struct cfq_waits *waits,
+		     const char **why)
 {
 	double fifo_async = cfq_tunable_ms(disk, "fifo_expire_async");
 	double fifo_sync = cfq_tunable_ms(disk, "fifo_expire_sync");
 	double slice_sync = cfq_tunable_ms(disk, "slice_sync");
+	double slice_async = cfq_tunable_ms(disk, "slice_async");
 	double slice_idle = cfq_tunable_ms(disk, "slice_idle");
 	double group_idle = cfq_tunable_ms(disk, "group_idle");
 	/* The last seeky reader is idled for group_idle, others slice_idle. */
 	double idle = cfq_larger(slice_idle, group_idle);
-	double turn = cfq_larger(cfq_larger(slice_sync, fifo_sync),
-				 2 * slice_idle);
+	double turn = cfq_larger(cfq_larger(slice_sync, slice_async),
+				 cfq_larger(fifo_sync, 2 * slice_idle));
 
+	*why = "cannot read the tunables of " CFQ_NAME;
 	if (fifo_async < 0 || fifo_sync < 0 || slice_sync < 0 ||
-	    slice_idle < 0 || group_idle < 0)
+	    slice_async < 0 || slice_idle < 0 || group_idle < 0)
 		return -1;
-	*writer = HOST_SLACK * (fifo_async + slice_sync + idle +
-				STEADY_CALLS * mean_call_ms(w, 0, WRITERS - 1));
-	*reader = HOST_SLACK * (fifo_sync + (WRITERS + 1) * turn + idle +
-				DRAIN_CALLS * mean_call_ms(w, WRITERS, WRITERS));
-	return 0;
+	waits->writer = fifo_async + slice_sync + idle;
+	waits->reader = fifo_sync + (WRITERS + 1) * turn + idle;
+	waits->alone_read = alone_read_ms(run, dev, bytes);
+	*why = "the reader's reads fail with the disk to itself";
+	return waits->alone_read < 0 ? -1 : 0;
+}
+
+/*
+ * The longest a single call may take, in ms, for the writers (@writer)
+ * and for the reader, in mq-cfq's terms (see HOST_SLACK).
+ */
+static void lockout_bounds(const struct cfq_waits *waits,
+			   const struct worker *w, double *writer,
+			   double *reader)
+{
+	double write_ms = mean_call_ms(w, 0, WRITERS - 1);
+
+	*writer = HOST_SLACK * (waits->writer + STEADY_CALLS * write_ms);
+	*reader = HOST_SLACK * (waits->reader + write_ms +
+				DRAIN_CALLS * waits->alone_read);
 }
 
 /*
@@ -428,10 +495,15 @@ static void run_workers(struct __test_metadata *_metadata, struct run *run,
 			const char *disk, const char *dev,
 			unsigned long long bytes)
 {
-	double start = cfq_now(), writer_ms, reader_ms;
+	double start, writer_ms, reader_ms;
+	struct cfq_waits waits;
+	const char *why;
 	int i, finished;
 	pid_t pid;
 
+	ASSERT_EQ(0, cfq_waits(run, disk, dev, bytes, &waits, &why))
+		TH_LOG("%s on %s", why, disk);
+	start = cfq_now();
 	for (i = 0; i <= WRITERS; i++) {
 		pid = fork();
 		ASSERT_LE(0, pid);
@@ -444,11 +516,9 @@ static void run_workers(struct __test_metadata *_metadata, struct run *run,
 		run->w[i].pid = pid;	/* only the parent writes it */
 	}
 	finished = wait_workers(run->w, start + FINISH_S);
-	ASSERT_EQ(0, lockout_bounds(disk, run->w, &writer_ms, &reader_ms))
-		TH_LOG("cannot read the tunables of %s under %s", disk,
-		       CFQ_NAME);
-	TH_LOG("lockout bounds: a write() %.0f ms, a read %.0f ms",
-	       writer_ms, reader_ms);
+	lockout_bounds(&waits, run->w, &writer_ms, &reader_ms);
+	TH_LOG("lockout bounds: a write() %.0f ms, a read %.0f ms (alone %.1f ms)",
+	       writer_ms, reader_ms, waits.alone_read);
 
 	for (i = 0; i <= WRITERS; i++) {
 		struct worker *w = &run->w[i];
