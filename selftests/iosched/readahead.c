@@ -6,7 +6,9 @@
  * read; the knob switches algorithms and refuses anything else; sequential
  * readers that read ahead more than their memory cgroup holds make the
  * adaptive algorithm count thrashing and shrink their windows; the queue
- * reports read congestion under a saturating load and clears it after.
+ * reports read congestion under a saturating load and clears it after; no
+ * window the readahead_window tracepoint shows is larger than the device
+ * allows or has more pages ahead of the reader than it has.
  *
  * Environment: IOSCHED_DISK, the disk under test (e.g. "sda").
  */
@@ -240,17 +242,19 @@ static long vm_event_count(const char *name)
 #define THRASH_TIMEOUT_S	300
 
 struct seq_reader {
-	const char *dev;
+	const char *dev;	/* opened by the reader, if @shared_fd is 0 */
+	int shared_fd;		/* a descriptor the readers share */
 	off_t start;
 	int error;
 };
 
+/* THRASH_MIB MiB from @start, READ_SIZE at a time. */
 static void *read_sequentially(void *arg)
 {
 	struct seq_reader *r = arg;
 	char *buf = malloc(READ_SIZE);
 	off_t off;
-	int fd = open(r->dev, O_RDONLY);
+	int fd = r->shared_fd ?: open(r->dev, O_RDONLY);
 
 	if (fd < 0 || !buf) {
 		r->error = errno ?: ENOMEM;
@@ -262,7 +266,7 @@ static void *read_sequentially(void *arg)
 			}
 		}
 	}
-	if (fd >= 0)
+	if (fd >= 0 && !r->shared_fd)
 		close(fd);
 	free(buf);
 	return NULL;
@@ -335,6 +339,142 @@ TEST_F_TIMEOUT(ra, thrashing_readers_shrink_their_windows, THRASH_TIMEOUT_S)
 	       THRASH_READERS, THRASH_LIMIT, thrash, shrink);
 	EXPECT_LT(0, thrash) TH_LOG("no thrashing counted");
 	EXPECT_LE(thrash, shrink) TH_LOG("thrashing did not shrink windows");
+}
+
+#define TRACEFS		"/sys/kernel/tracing"
+#define RA_EVENT	TRACEFS "/events/readahead/readahead_window/enable"
+/* A read larger than any device's largest request in the test guests. */
+#define BIG_READ	(64 << 20)
+#define SHARED_READERS	4
+
+/* Trace readahead windows from an empty buffer; -1: no tracefs. */
+static int ra_trace_start(void)
+{
+	if (access(TRACEFS "/events", F_OK))
+		mount("nodev", TRACEFS, "tracefs", 0, NULL);
+	if (iosched_write_str(TRACEFS "/tracing_on", "0") ||
+	    iosched_write_str(TRACEFS "/trace", "") ||
+	    iosched_write_str(RA_EVENT, "1"))
+		return -1;
+	return iosched_write_str(TRACEFS "/tracing_on", "1");
+}
+
+static void ra_trace_stop(void)
+{
+	iosched_write_str(TRACEFS "/tracing_on", "0");
+	iosched_write_str(RA_EVENT, "0");
+}
+
+/*
+ * Check every traced window: at most @max_pages, with no more pages ahead
+ * of the reader (async_size) than it has.  Returns the windows seen, -1 if
+ * the trace cannot be read; @thrashed: how many were cut by thrashing.
+ */
+static int ra_trace_check(struct __test_metadata *_metadata,
+			  unsigned long max_pages, int *thrashed)
+{
+	unsigned int size, async_size, ra_pages;
+	unsigned long req, start;
+	char line[512], decision[16];
+	const char *w;
+	int windows = 0;
+	FILE *f = fopen(TRACEFS "/trace", "r");
+
+	*thrashed = 0;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, " readahead_window: "))
+			continue;
+		w = strstr(line, " req=");
+		if (!w || sscanf(w, " req=%lu %15s start=%lu size=%u async_size=%u ra_pages=%u",
+				 &req, decision, &start, &size, &async_size,
+				 &ra_pages) != 6)
+			continue;
+		windows++;
+		*thrashed += !strcmp(decision, "thrash");
+		EXPECT_GE(max_pages, size)
+			TH_LOG("a window above %lu pages: %s", max_pages, line);
+		EXPECT_GE(size, async_size)
+			TH_LOG("more pages ahead than in the window: %s", line);
+	}
+	fclose(f);
+	return windows;
+}
+
+/* The largest window the device allows, in pages. */
+static unsigned long device_max_pages(struct __test_metadata *_metadata,
+				      const char *disk, long page)
+{
+	char path[PATH_MAX], val[16];
+	unsigned long kb;
+
+	iosched_queue_attr(disk, "read_ahead_kb", path, sizeof(path));
+	EXPECT_EQ(0, iosched_read_attr(path, val, sizeof(val)));
+	kb = strtoul(val, NULL, 10);
+	iosched_queue_attr(disk, "max_sectors_kb", path, sizeof(path));
+	EXPECT_EQ(0, iosched_read_attr(path, val, sizeof(val)));
+	if (strtoul(val, NULL, 10) > kb)
+		kb = strtoul(val, NULL, 10);
+	return kb * 1024 / page;
+}
+
+/*
+ * A sequential read that misses pages of its own readahead (dropped here,
+ * as reclaim would) has its next window cut to what the reader consumed,
+ * and that is never more than the device's largest window
+ * (max(read_ahead_kb, max_sectors_kb)), however large the read.  Readers
+ * that share a file descriptor update one readahead state unlocked; the
+ * windows they leave are within the same bounds.
+ */
+TEST_F_TIMEOUT(ra, windows_stay_within_the_maximum, THRASH_TIMEOUT_S)
+{
+	unsigned long max_pages = device_max_pages(_metadata, self->disk,
+						   self->page);
+	struct seq_reader readers[SHARED_READERS];
+	pthread_t threads[SHARED_READERS];
+	off_t base = self->size / 8 & ~(off_t)(REGION - 1);
+	char *buf = malloc(BIG_READ);
+	int i, windows, thrashed;
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_LT(max_pages, BIG_READ / self->page);
+	ASSERT_LE(base + BIG_READ + (off_t)SHARED_READERS * (THRASH_MIB << 20),
+		  self->size);
+	if (ra_trace_start()) {
+		free(buf);
+		ra_trace_stop();
+		SKIP(return, "cannot trace readahead/readahead_window");
+	}
+	start_clean(_metadata, self->fd, "adaptive");
+	/* The second read is sequential: it starts a window. */
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(READ_SIZE, pread(self->fd, buf, READ_SIZE,
+					   base + i * READ_SIZE));
+	ASSERT_EQ(0, posix_fadvise(self->fd, base, 0, POSIX_FADV_DONTNEED));
+	ASSERT_EQ(BIG_READ, pread(self->fd, buf, BIG_READ,
+				  base + 2 * READ_SIZE));
+	free(buf);
+
+	for (i = 0; i < SHARED_READERS; i++) {
+		readers[i] = (struct seq_reader){
+			.shared_fd = self->fd,
+			.start = base + BIG_READ + (off_t)i * (THRASH_MIB << 20),
+		};
+		ASSERT_EQ(0, pthread_create(&threads[i], NULL,
+					    read_sequentially, &readers[i]));
+	}
+	for (i = 0; i < SHARED_READERS; i++) {
+		pthread_join(threads[i], NULL);
+		EXPECT_EQ(0, readers[i].error) TH_LOG("reader %d: %s", i,
+						      strerror(readers[i].error));
+	}
+	ra_trace_stop();
+	windows = ra_trace_check(_metadata, max_pages, &thrashed);
+	TH_LOG("%d windows traced, %d cut by thrashing, largest allowed %lu pages",
+	       windows, thrashed, max_pages);
+	EXPECT_LT(0, thrashed)
+		TH_LOG("the read after the dropped pages was not taken as thrashing");
 }
 
 /* A load that keeps twice nr_requests direct reads queued on the disk. */
