@@ -59,9 +59,10 @@
  * the window it is reading or the one ahead of it, pages that readahead
  * brought in were evicted before they were used.  The next window is cut to
  * the pages the reader consumed since the window was issued, never below
- * the request: readahead shrinks rather than stopping, since stopping it is
- * what made random reads collapse in an earlier rework.  Only a sequential
- * reader can thrash; a random reader never gets a readahead window from this.
+ * the request nor above the largest window: readahead shrinks rather than
+ * stopping, since stopping it is what made random reads collapse in an
+ * earlier rework.  Only a sequential reader can thrash; a random reader
+ * never gets a readahead window from this.
  */
 
 /* How far past read_ahead_kb an adaptive window may grow. */
