@@ -24,7 +24,8 @@
  * is issued, four times as large while the window is below 1/16 of the
  * maximum, then twice as large, up to the maximum.  The window being read and
  * the one ahead of it thus always overlap, and a stream reads at least one
- * window ahead of itself.
+ * window ahead of itself.  A window larger than the maximum (MADV_HUGEPAGE
+ * sets one) is cut back to it, but never below the folio that triggered it.
  *
  * Maximum: stock readahead stops at read_ahead_kb.  Competing sequential
  * streams on a disk that seeks pay one seek per window, so the adaptive
@@ -59,10 +60,11 @@
  * the window it is reading or the one ahead of it, pages that readahead
  * brought in were evicted before they were used.  The next window is cut to
  * the pages the reader consumed since the window was issued, never below
- * the request nor above the largest window: readahead shrinks rather than
- * stopping, since stopping it is what made random reads collapse in an
- * earlier rework.  Only a sequential reader can thrash; a random reader
- * never gets a readahead window from this.
+ * the request but never above the largest window either (that wins for a
+ * request larger than it): readahead shrinks rather than stopping, since
+ * stopping it is what made random reads collapse in an earlier rework.
+ * Only a sequential reader can thrash; a random reader never gets a
+ * readahead window from this.
  */
 
 /* How far past read_ahead_kb an adaptive window may grow. */
@@ -75,7 +77,7 @@
 /**
  * ra_window_initial - the first window of a stream
  * @req: pages of the read that starts the stream
- * @max: the largest window, at least @req
+ * @max: the largest window; the result for a larger @req
  */
 static inline unsigned long ra_window_initial(unsigned long req,
 					      unsigned long max)

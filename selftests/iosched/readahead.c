@@ -366,12 +366,14 @@ static void ra_trace_stop(void)
 }
 
 /*
- * Check every traced window: at most @max_pages, with no more pages ahead
- * of the reader (async_size) than it has.  Returns the windows seen, -1 if
- * the trace cannot be read; @thrashed: how many were cut by thrashing.
+ * Check every traced window: at most @max_pages and, for a stream of its
+ * own (@own_stream), with no more pages ahead of the reader (async_size)
+ * than it has.  Returns the windows seen, -1 if the trace cannot be read;
+ * @thrashed: how many were cut by thrashing.
  */
 static int ra_trace_check(struct __test_metadata *_metadata,
-			  unsigned long max_pages, int *thrashed)
+			  unsigned long max_pages, bool own_stream,
+			  int *thrashed)
 {
 	unsigned int size, async_size, ra_pages;
 	unsigned long req, start;
@@ -395,8 +397,10 @@ static int ra_trace_check(struct __test_metadata *_metadata,
 		*thrashed += !strcmp(decision, "thrash");
 		EXPECT_GE(max_pages, size)
 			TH_LOG("a window above %lu pages: %s", max_pages, line);
-		EXPECT_GE(size, async_size)
-			TH_LOG("more pages ahead than in the window: %s", line);
+		if (own_stream)
+			EXPECT_GE(size, async_size)
+				TH_LOG("more pages ahead than in the window: %s",
+				       line);
 	}
 	fclose(f);
 	return windows;
@@ -425,7 +429,10 @@ static unsigned long device_max_pages(struct __test_metadata *_metadata,
  * and that is never more than the device's largest window
  * (max(read_ahead_kb, max_sectors_kb)), however large the read.  Readers
  * that share a file descriptor update one readahead state unlocked; the
- * windows they leave are within the same bounds.
+ * windows they leave are within the same bound.  (Their stores of one
+ * window's size and another's async_size may interleave, and the
+ * tracepoint reads the state as they left it, so async_size is checked
+ * only for the single reader.)
  */
 TEST_F_TIMEOUT(ra, windows_stay_within_the_maximum, THRASH_TIMEOUT_S)
 {
@@ -455,6 +462,14 @@ TEST_F_TIMEOUT(ra, windows_stay_within_the_maximum, THRASH_TIMEOUT_S)
 	ASSERT_EQ(BIG_READ, pread(self->fd, buf, BIG_READ,
 				  base + 2 * READ_SIZE));
 	free(buf);
+	ra_trace_stop();
+	windows = ra_trace_check(_metadata, max_pages, true, &thrashed);
+	TH_LOG("one reader: %d windows traced, %d cut by thrashing, largest allowed %lu pages",
+	       windows, thrashed, max_pages);
+	EXPECT_LT(0, thrashed)
+		TH_LOG("the read after the dropped pages was not taken as thrashing");
+
+	ASSERT_EQ(0, ra_trace_start());
 
 	for (i = 0; i < SHARED_READERS; i++) {
 		readers[i] = (struct seq_reader){
@@ -470,11 +485,10 @@ TEST_F_TIMEOUT(ra, windows_stay_within_the_maximum, THRASH_TIMEOUT_S)
 						      strerror(readers[i].error));
 	}
 	ra_trace_stop();
-	windows = ra_trace_check(_metadata, max_pages, &thrashed);
-	TH_LOG("%d windows traced, %d cut by thrashing, largest allowed %lu pages",
-	       windows, thrashed, max_pages);
-	EXPECT_LT(0, thrashed)
-		TH_LOG("the read after the dropped pages was not taken as thrashing");
+	windows = ra_trace_check(_metadata, max_pages, false, &thrashed);
+	TH_LOG("%d readers on one descriptor: %d windows traced",
+	       SHARED_READERS, windows);
+	EXPECT_LT(0, windows) TH_LOG("no window traced for the shared readers");
 }
 
 /* A load that keeps twice nr_requests direct reads queued on the disk. */
