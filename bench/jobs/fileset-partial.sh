@@ -7,7 +7,8 @@
 # a time. A cached page splits a window's I/O and can carry its mark; the
 # reader's throughput and the disk's read requests show what readahead
 # made of it. Not time-based: a second pass would read from the cache.
-# The guest holds the whole file, so the cached pages stay until read.
+# The guest holds the whole file, so the cached pages stay until read;
+# the reader does not invalidate them first (fio's default).
 . "$(dirname "$0")/lib.sh"
 FILE=$DIR/partial
 SIZE_KIB=262144
@@ -26,5 +27,5 @@ run)
 	fi
 	with_ra_counters fio --output-format=json --group_reporting=0 \
 		--name=reader --filename="$FILE" --size="${SIZE_KIB}k" \
-		--ioengine=psync --rw=read --bs="$BS" ;;
+		--invalidate=0 --ioengine=psync --rw=read --bs="$BS" ;;
 esac
