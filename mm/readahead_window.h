@@ -12,9 +12,8 @@
 /**
  * DOC: Adaptive readahead window sizing
  *
- * The adaptive algorithm (``/sys/kernel/mm/readahead/algorithm``) sizes every
- * readahead window of a stream with the functions of this file; all sizes
- * are in pages.
+ * The adaptive algorithm sizes every readahead window of a stream with the
+ * functions of this file; all sizes are in pages.
  *
  * Start: the first window of a stream is the request rounded up to a power
  * of two, four times that while it is small next to the maximum, twice that

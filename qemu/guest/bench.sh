@@ -45,16 +45,29 @@ make_filesystem()
 		"/dev/$1" >&2 && mkdir -p "$MNT" && mount -t ext4 "/dev/$1" "$MNT"
 }
 
+# The series' readahead knob: adaptive (the kernel's algorithm) or stock.
+# It is a debug knob in debugfs; kernels of the series before it moved
+# there had it in /sys/kernel/mm (make ab of older revisions).
+ra_knob()
+{
+	[ -d /sys/kernel/debug/block ] ||
+		mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	for knob in /sys/kernel/debug/readahead/algorithm \
+		/sys/kernel/mm/readahead/algorithm; do
+		[ -e "$knob" ] && echo "$knob" && return 0
+	done
+	return 1
+}
+
 # The readahead algorithm (adaptive or stock) for every file in the guest.
-RA_KNOB=/sys/kernel/mm/readahead/algorithm
 select_readahead()
 {
-	if [ ! -e "$RA_KNOB" ]; then
+	if ! knob=$(ra_knob); then
 		[ "$1" = adaptive ] && return 0
-		echo "bench: $RA_KNOB is missing, cannot select $1 readahead" >&2
+		echo "bench: the kernel has no readahead knob, cannot select $1 readahead" >&2
 		return 1
 	fi
-	echo "$1" >"$RA_KNOB"
+	echo "$1" >"$knob"
 }
 
 # Scheduler labels: a scheduler's name, or a variant: bfq-lowlat0 (bfq

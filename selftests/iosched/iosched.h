@@ -11,12 +11,24 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <unistd.h>
 
 #define IOSCHED_NAME_LEN	32
-/* The readahead algorithm of the series: "adaptive" or "stock". */
-#define IOSCHED_RA_KNOB		"/sys/kernel/mm/readahead/algorithm"
+#define IOSCHED_DEBUGFS		"/sys/kernel/debug"
+/*
+ * The series' readahead debug knob: "adaptive" (the kernel's algorithm) or
+ * "stock", to compare the two in one boot.  Mount debugfs first.
+ */
+#define IOSCHED_RA_KNOB		IOSCHED_DEBUGFS "/readahead/algorithm"
 #define IOSCHED_MAX		16
+
+/* Mount debugfs where the tests expect it, unless it is there already. */
+static inline void iosched_mount_debugfs(void)
+{
+	if (access(IOSCHED_DEBUGFS "/block", F_OK))
+		mount("debugfs", IOSCHED_DEBUGFS, "debugfs", 0, NULL);
+}
 
 /* Read a sysfs attribute into @buf without its trailing newline. */
 static inline int iosched_read_attr(const char *path, char *buf, size_t len)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Readahead on the disk under test, through its block device's page cache,
- * with each algorithm of /sys/kernel/mm/readahead/algorithm: a sequential
+ * with each algorithm of the debug knob readahead/algorithm (debugfs): the
+ * series' adaptive one and the stock one it replaces.  A sequential
  * reader gets pages read ahead of it, a random reader gets exactly what it
  * read; the knob switches algorithms and refuses anything else; sequential
  * readers that read ahead more than their memory cgroup holds make the
@@ -57,6 +58,7 @@ FIXTURE_SETUP(ra)
 	if (!disk || !*disk)
 		SKIP(return, "IOSCHED_DISK names no disk");
 	snprintf(self->disk, sizeof(self->disk), "%s", disk);
+	iosched_mount_debugfs();
 	ASSERT_EQ(0, iosched_read_attr(IOSCHED_RA_KNOB, self->initial,
 				       sizeof(self->initial)))
 		TH_LOG("%s: the series' readahead knob is missing", IOSCHED_RA_KNOB);

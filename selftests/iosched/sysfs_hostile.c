@@ -2,7 +2,7 @@
 /*
  * Hostile input to every writable tunable of every I/O scheduler the disk
  * lists (queue/iosched/) and to the readahead knobs (queue/read_ahead_kb,
- * /sys/kernel/mm/readahead/algorithm):
+ * the debug knob readahead/algorithm in debugfs):
  * malformed numbers, whitespace and newline variants, overflow and
  * very long strings are refused with an error and leave the value as it
  * was; a negative or 2^32 is either refused or stored as written, never
@@ -218,6 +218,7 @@ TEST_F(hostile, readahead_knob)
 
 TEST_F(hostile, readahead_algorithm)
 {
+	iosched_mount_debugfs();
 	attack(_metadata, IOSCHED_RA_KNOB);
 }
 
