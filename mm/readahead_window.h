@@ -34,11 +34,10 @@
  * sixteen streams with two windows each then hold at most half of it.
  * read_ahead_kb of 0 still turns readahead off.
  *
- * Cache hits: pages of a window that are already cached are not read.  The
- * window is accounted as the pages it really read, so the next window grows
- * from that.  A window that is cached entirely ends readahead for the stream:
- * no readahead mark is set, so the stream costs no page cache lookups for
- * readahead until a read misses the cache and starts a new window.
+ * Cache hits: pages of a window that are already cached are not read, and
+ * the window keeps its size and its end, where the next window starts.
+ * Shrinking it by its hits moved its end back into pages already read, so
+ * that the next readahead mark fell on a cached page and was never set.
  *
  * Congestion: while the device queue is congested, the window ahead is
  * deferred once: the readahead mark moves from the start of the window being
@@ -51,9 +50,10 @@
  * of it.
  *
  * Continuation: when a reader going sequentially misses the page cache just
- * past its last window (its async window was deferred on a congested queue,
- * or it caught up with it), the stream goes on with the window that would
- * have come next, read at once, instead of starting over from the request.
+ * past its last window (the page of its mark was cached already, so no mark
+ * was set; or the mark was evicted; or the reader caught up with a deferred
+ * window), the stream goes on with the window that would have come next,
+ * read at once, instead of starting over from the request.
  *
  * Thrashing: when a reader going sequentially misses the page cache inside
  * the window it is reading or the one ahead of it, pages that readahead
@@ -122,24 +122,6 @@ static inline unsigned long ra_window_max(unsigned long ra_pages,
 	max = min(max, avail_pages >> (crowded ? RA_CROWDED_SHARE_SHIFT :
 						  RA_MEMORY_SHARE_SHIFT));
 	return max(max, ra_pages);
-}
-
-/**
- * ra_window_after_hits - what a window counts for once its hits are known
- * @size: pages of the window
- * @hits: pages of it that were already in the page cache
- * @req: pages of the read that issued it
- *
- * Return: 0 when the whole window was cached (the stream stops reading
- * ahead), else the pages it read, but not fewer than @req.
- */
-static inline unsigned long ra_window_after_hits(unsigned long size,
-						 unsigned long hits,
-						 unsigned long req)
-{
-	if (hits >= size)
-		return 0;
-	return max(size - hits, min(req, size));
 }
 
 /**

@@ -72,18 +72,6 @@ static void ra_window_max_bounds(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0UL, ra_window_max(0, 1024, plenty, false));
 }
 
-/* Hits shrink the window to what it read; a cached window ends it. */
-static void ra_window_decays_on_hits(struct kunit *test)
-{
-	KUNIT_EXPECT_EQ(test, 64UL, ra_window_after_hits(64, 0, 4));
-	KUNIT_EXPECT_EQ(test, 48UL, ra_window_after_hits(64, 16, 4));
-	KUNIT_EXPECT_EQ(test, 4UL, ra_window_after_hits(64, 63, 4));
-	KUNIT_EXPECT_EQ(test, 0UL, ra_window_after_hits(64, 64, 4));
-	KUNIT_EXPECT_EQ(test, 0UL, ra_window_after_hits(64, 80, 4));
-	/* A request larger than the window is the window. */
-	KUNIT_EXPECT_EQ(test, 8UL, ra_window_after_hits(8, 4, 16));
-}
-
 /* Only a sequential miss within the stream's last two windows thrashes. */
 static void ra_window_detects_thrash(struct kunit *test)
 {
@@ -149,7 +137,6 @@ static struct kunit_case ra_window_cases[] = {
 	KUNIT_CASE(ra_window_initial_from_request),
 	KUNIT_CASE(ra_window_grows_to_max),
 	KUNIT_CASE(ra_window_max_bounds),
-	KUNIT_CASE(ra_window_decays_on_hits),
 	KUNIT_CASE(ra_window_detects_thrash),
 	KUNIT_CASE(ra_window_detects_continuation),
 	KUNIT_CASE(ra_window_defers_half_a_window),

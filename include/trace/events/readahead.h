@@ -17,8 +17,6 @@ enum readahead_decision {
 	RA_DECIDE_RANDOM,	/* a random read: no readahead */
 	RA_DECIDE_GROW,		/* the reader reached the mark: next window */
 	RA_DECIDE_INTERLEAVED,	/* a mark without the stream's state */
-	RA_DECIDE_CACHED,	/* the whole window was cached: stop */
-	RA_DECIDE_HITS,		/* part of the window was cached: shrink */
 	RA_DECIDE_THRASH,	/* readahead pages evicted unused: shrink */
 	RA_DECIDE_DEFERRED,	/* the queue is congested: later */
 };
@@ -29,8 +27,6 @@ TRACE_DEFINE_ENUM(RA_DECIDE_HISTORY);
 TRACE_DEFINE_ENUM(RA_DECIDE_RANDOM);
 TRACE_DEFINE_ENUM(RA_DECIDE_GROW);
 TRACE_DEFINE_ENUM(RA_DECIDE_INTERLEAVED);
-TRACE_DEFINE_ENUM(RA_DECIDE_CACHED);
-TRACE_DEFINE_ENUM(RA_DECIDE_HITS);
 TRACE_DEFINE_ENUM(RA_DECIDE_THRASH);
 TRACE_DEFINE_ENUM(RA_DECIDE_DEFERRED);
 
@@ -41,8 +37,6 @@ TRACE_DEFINE_ENUM(RA_DECIDE_DEFERRED);
 			 { RA_DECIDE_RANDOM,		"random" },	\
 			 { RA_DECIDE_GROW,		"grow" },	\
 			 { RA_DECIDE_INTERLEAVED,	"interleaved" },\
-			 { RA_DECIDE_CACHED,		"cached" },	\
-			 { RA_DECIDE_HITS,		"hits" },	\
 			 { RA_DECIDE_THRASH,		"thrash" },	\
 			 { RA_DECIDE_DEFERRED,		"deferred" })
 
