@@ -51,9 +51,9 @@
  *
  * Continuation: when a reader going sequentially misses the page cache just
  * past its last window (the page of its mark was cached already, so no mark
- * was set; or the mark was evicted; or the reader caught up with a deferred
- * window), the stream goes on with the window that would have come next,
- * read at once, instead of starting over from the request.
+ * was set, or the reader caught up with a deferred window), the stream goes
+ * on with the window that would have come next, read at once, instead of
+ * starting over from the request.
  *
  * Thrashing: when a reader going sequentially misses the page cache inside
  * the window it is reading or the one ahead of it, pages that readahead
