@@ -274,6 +274,35 @@ static void *read_sequentially(void *arg)
 	return NULL;
 }
 
+/*
+ * @n readers, each THRASH_MIB MiB from @base + its number times that, on
+ * @dev or on the descriptor @shared_fd (if not 0); returns when all are
+ * done.
+ */
+static void run_seq_readers(struct __test_metadata *_metadata,
+			    const char *dev, int shared_fd, off_t base, int n)
+{
+	struct seq_reader readers[THRASH_READERS];
+	pthread_t threads[THRASH_READERS];
+	int i;
+
+	ASSERT_GE(THRASH_READERS, n);
+	for (i = 0; i < n; i++) {
+		readers[i] = (struct seq_reader){
+			.dev = dev,
+			.shared_fd = shared_fd,
+			.start = base + (off_t)i * (THRASH_MIB << 20),
+		};
+		ASSERT_EQ(0, pthread_create(&threads[i], NULL,
+					    read_sequentially, &readers[i]));
+	}
+	for (i = 0; i < n; i++) {
+		pthread_join(threads[i], NULL);
+		EXPECT_EQ(0, readers[i].error) TH_LOG("reader %d: %s", i,
+						      strerror(readers[i].error));
+	}
+}
+
 /* Write @val to @file of cgroup directory @dir. */
 static int cg_write(const char *dir, const char *file, const char *val)
 {
@@ -291,10 +320,7 @@ static int cg_write(const char *dir, const char *file, const char *val)
 TEST_F_TIMEOUT(ra, thrashing_readers_shrink_their_windows, THRASH_TIMEOUT_S)
 {
 	char root[] = "/tmp/ra-cgroup-XXXXXX", group[PATH_MAX], dev[PATH_MAX];
-	struct seq_reader readers[THRASH_READERS];
-	pthread_t threads[THRASH_READERS];
 	long thrash, shrink;
-	int i;
 
 	if (vm_event_count("ra_thrash") < 0)
 		SKIP(return, "no ra_thrash in /proc/vmstat (VM_EVENT_COUNTERS)");
@@ -317,19 +343,7 @@ TEST_F_TIMEOUT(ra, thrashing_readers_shrink_their_windows, THRASH_TIMEOUT_S)
 
 	thrash = vm_event_count("ra_thrash");
 	shrink = vm_event_count("ra_window_shrink");
-	for (i = 0; i < THRASH_READERS; i++) {
-		readers[i] = (struct seq_reader){
-			.dev = dev,
-			.start = (off_t)i * (THRASH_MIB << 20),
-		};
-		ASSERT_EQ(0, pthread_create(&threads[i], NULL,
-					    read_sequentially, &readers[i]));
-	}
-	for (i = 0; i < THRASH_READERS; i++) {
-		pthread_join(threads[i], NULL);
-		EXPECT_EQ(0, readers[i].error) TH_LOG("reader %d: %s", i,
-						      strerror(readers[i].error));
-	}
+	run_seq_readers(_metadata, dev, 0, 0, THRASH_READERS);
 	thrash = vm_event_count("ra_thrash") - thrash;
 	shrink = vm_event_count("ra_window_shrink") - shrink;
 
@@ -440,8 +454,6 @@ TEST_F_TIMEOUT(ra, windows_stay_within_the_maximum, THRASH_TIMEOUT_S)
 {
 	unsigned long max_pages = device_max_pages(_metadata, self->disk,
 						   self->page);
-	struct seq_reader readers[SHARED_READERS];
-	pthread_t threads[SHARED_READERS];
 	off_t base = self->size / 8 & ~(off_t)(REGION - 1);
 	char *buf = malloc(BIG_READ);
 	int i, windows, thrashed;
@@ -473,19 +485,8 @@ TEST_F_TIMEOUT(ra, windows_stay_within_the_maximum, THRASH_TIMEOUT_S)
 
 	ASSERT_EQ(0, ra_trace_start());
 
-	for (i = 0; i < SHARED_READERS; i++) {
-		readers[i] = (struct seq_reader){
-			.shared_fd = self->fd,
-			.start = base + BIG_READ + (off_t)i * (THRASH_MIB << 20),
-		};
-		ASSERT_EQ(0, pthread_create(&threads[i], NULL,
-					    read_sequentially, &readers[i]));
-	}
-	for (i = 0; i < SHARED_READERS; i++) {
-		pthread_join(threads[i], NULL);
-		EXPECT_EQ(0, readers[i].error) TH_LOG("reader %d: %s", i,
-						      strerror(readers[i].error));
-	}
+	run_seq_readers(_metadata, NULL, self->fd, base + BIG_READ,
+			SHARED_READERS);
 	ra_trace_stop();
 	windows = ra_trace_check(_metadata, max_pages, false, &thrashed);
 	TH_LOG("%d readers on one descriptor: %d windows traced",
