@@ -29,9 +29,10 @@
  * Maximum: stock readahead stops at read_ahead_kb.  Competing sequential
  * streams on a disk that seeks pay one seek per window, so the adaptive
  * algorithm lets a window grow on to %RA_GROWTH_LIMIT times read_ahead_kb,
- * but never past the largest request the device takes (max_sectors_kb) and
- * never past 1/2^%RA_MEMORY_SHARE_SHIFT of the memory that is available:
- * sixteen streams with two windows each then hold at most half of it.
+ * but never past the largest request the device takes (max_sectors_kb).
+ * Memory is not shared out here: a stream whose pages reclaim takes before
+ * use shrinks its own windows (thrashing, below), where a share of the
+ * machine's free memory would ignore the memory cgroup the reader is in.
  * read_ahead_kb of 0 still turns readahead off.
  *
  * Cache hits: pages of a window that are already cached are not read, and
@@ -42,12 +43,7 @@
  * Congestion: while the device queue is congested, the window ahead is
  * deferred once: the readahead mark moves from the start of the window being
  * read to its middle.  There the window ahead is issued, congested or not,
- * so that the reader does not run out of pages and stall on it.  A congested
- * queue also means that many streams compete for the device and for memory,
- * and so does a stream that thrashed (below) a moment ago: while either is
- * true, a window takes at most 1/2^%RA_CROWDED_SHARE_SHIFT of the available
- * memory, so that sixty-four streams with two windows each hold at most half
- * of it.
+ * so that the reader does not run out of pages and stall on it.
  *
  * Continuation: when a reader going sequentially misses the page cache just
  * past its last window (the page of its mark was cached already, so no mark
@@ -56,8 +52,9 @@
  * starting over from the request.
  *
  * Thrashing: when a reader going sequentially misses the page cache inside
- * the window it is reading or the one ahead of it, pages that readahead
- * brought in were evicted before they were used.  The next window is cut to
+ * the window it is reading or the one ahead of it, at a page that reclaim
+ * evicted (it left a workingset shadow entry), pages that readahead brought
+ * in were evicted before they were used.  The next window is cut to
  * the pages the reader consumed since the window was issued, never below
  * the request but never above the largest window either (that wins for a
  * request larger than it): readahead shrinks rather than stopping, since
@@ -68,10 +65,6 @@
 
 /* How far past read_ahead_kb an adaptive window may grow. */
 #define RA_GROWTH_LIMIT		8
-/* A window takes at most 1/64 of the available memory... */
-#define RA_MEMORY_SHARE_SHIFT		6
-/* ...and 1/256 of it while many streams compete. */
-#define RA_CROWDED_SHARE_SHIFT		8
 
 /**
  * ra_window_initial - the first window of a stream
@@ -109,19 +102,11 @@ static inline unsigned long ra_window_next(unsigned long cur,
  * ra_window_max - the largest adaptive window of a stream
  * @ra_pages: read_ahead_kb in pages (0: readahead is off)
  * @io_pages: the largest request of the device, in pages
- * @avail_pages: the memory available for the page cache, in pages
- * @crowded: whether many streams compete (congestion, thrashing)
  */
 static inline unsigned long ra_window_max(unsigned long ra_pages,
-					  unsigned long io_pages,
-					  unsigned long avail_pages,
-					  bool crowded)
+					  unsigned long io_pages)
 {
-	unsigned long max = min(RA_GROWTH_LIMIT * ra_pages, io_pages);
-
-	max = min(max, avail_pages >> (crowded ? RA_CROWDED_SHARE_SHIFT :
-						  RA_MEMORY_SHARE_SHIFT));
-	return max(max, ra_pages);
+	return max(min(RA_GROWTH_LIMIT * ra_pages, io_pages), ra_pages);
 }
 
 /**

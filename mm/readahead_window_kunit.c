@@ -52,24 +52,17 @@ static void ra_window_grows_to_max(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 320UL, ra_window_next(size, 320));
 }
 
-/* The adaptive maximum: past read_ahead_kb, within device and memory. */
+/* The adaptive maximum: past read_ahead_kb, within the device's request. */
 static void ra_window_max_bounds(struct kunit *test)
 {
-	const unsigned long plenty = 1UL << 30;
-
 	/* Bounded by the growth limit, then by the device's request size. */
-	KUNIT_EXPECT_EQ(test, RA_GROWTH_LIMIT * 32UL,
-			ra_window_max(32, 1024, plenty, false));
-	KUNIT_EXPECT_EQ(test, 160UL, ra_window_max(32, 160, plenty, false));
-	/* 64 MiB available allows 1 MiB: 256 pages; crowded, a quarter. */
-	KUNIT_EXPECT_EQ(test, 256UL, ra_window_max(128, 1024, 16384, false));
-	KUNIT_EXPECT_EQ(test, 64UL, ra_window_max(32, 1024, 16384, true));
-	/* Never below read_ahead_kb, whatever the memory or the device. */
-	KUNIT_EXPECT_EQ(test, 32UL, ra_window_max(32, 1024, 0, false));
-	KUNIT_EXPECT_EQ(test, 32UL, ra_window_max(32, 8, plenty, false));
-	KUNIT_EXPECT_EQ(test, 64UL, ra_window_max(64, 1024, 4096, true));
+	KUNIT_EXPECT_EQ(test, RA_GROWTH_LIMIT * 32UL, ra_window_max(32, 1024));
+	KUNIT_EXPECT_EQ(test, 160UL, ra_window_max(32, 160));
+	/* Never below read_ahead_kb, whatever the device. */
+	KUNIT_EXPECT_EQ(test, 32UL, ra_window_max(32, 8));
+	KUNIT_EXPECT_EQ(test, 32UL, ra_window_max(32, 0));
 	/* read_ahead_kb 0 keeps readahead off. */
-	KUNIT_EXPECT_EQ(test, 0UL, ra_window_max(0, 1024, plenty, false));
+	KUNIT_EXPECT_EQ(test, 0UL, ra_window_max(0, 1024));
 }
 
 /* Only a sequential miss within the stream's last two windows thrashes. */

@@ -6,7 +6,8 @@
  * reader gets pages read ahead of it, a random reader gets exactly what it
  * read; the knob switches algorithms and refuses anything else; sequential
  * readers that read ahead more than their memory cgroup holds make the
- * adaptive algorithm count thrashing and shrink their windows; the queue
+ * adaptive algorithm count thrashing and shrink their windows, while a
+ * reader of pages dropped without reclaim is not thrashing; the queue
  * reports read congestion under a saturating load and clears it after; no
  * window the readahead_window tracepoint shows is larger than the device
  * allows or has more pages ahead of the reader than it has.
@@ -312,6 +313,66 @@ static int cg_write(const char *dir, const char *file, const char *val)
 	return iosched_write_str(path, val);
 }
 
+/* A memory cgroup the test runs in, on a cgroup2 mount of its own. */
+struct ra_cgroup {
+	char root[32];
+	char group[PATH_MAX];
+};
+
+/*
+ * Mount cgroup2, enable the memory controller and move the caller into a
+ * new group @name.  Returns 0, or the errno of a failed mount (the caller
+ * skips: the kernel has no cgroup2).
+ */
+static int ra_cgroup_enter(struct __test_metadata *_metadata,
+			   struct ra_cgroup *cg, const char *name)
+{
+	int error;
+
+	snprintf(cg->root, sizeof(cg->root), "/tmp/ra-cgroup-XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(cg->root));
+	if (mount("none", cg->root, "cgroup2", 0, NULL)) {
+		error = errno;
+		rmdir(cg->root);
+		return error;
+	}
+	snprintf(cg->group, sizeof(cg->group), "%s/%s", cg->root, name);
+	ASSERT_EQ(0, cg_write(cg->root, "cgroup.subtree_control", "+memory"));
+	ASSERT_EQ(0, mkdir(cg->group, 0755));
+	ASSERT_EQ(0, cg_write(cg->group, "cgroup.procs", "0"));
+	return 0;
+}
+
+static void ra_cgroup_leave(struct __test_metadata *_metadata,
+			    struct ra_cgroup *cg)
+{
+	ASSERT_EQ(0, cg_write(cg->root, "cgroup.procs", "0"));
+	rmdir(cg->group);
+	umount(cg->root);
+	rmdir(cg->root);
+}
+
+/*
+ * Have reclaim evict the caller's group's page cache until no page of
+ * [@off, @off + REGION) of @fd is cached.  Reclaim, unlike
+ * POSIX_FADV_DONTNEED, leaves workingset shadow entries where it evicted.
+ * memory.reclaim refuses (EAGAIN) when it freed less than it was asked
+ * for, which it does once the group's page cache is gone: the pages left
+ * are what counts.
+ */
+static void reclaim_region(struct __test_metadata *_metadata,
+			   struct ra_cgroup *cg, int fd, long page, off_t off)
+{
+	int tries, cached = cached_pages(_metadata, fd, page, off, REGION);
+
+	for (tries = 0; cached && tries < 8; tries++) {
+		cg_write(cg->group, "memory.reclaim", "64M");
+		cached = cached_pages(_metadata, fd, page, off, REGION);
+	}
+	ASSERT_EQ(0, cached) TH_LOG("reclaim left %d pages of the region cached",
+				    cached);
+}
+
 /*
  * Sixteen sequential readers in a memory cgroup too small for their
  * readahead: pages are evicted before use, and the adaptive algorithm
@@ -319,23 +380,19 @@ static int cg_write(const char *dir, const char *file, const char *val)
  */
 TEST_F_TIMEOUT(ra, thrashing_readers_shrink_their_windows, THRASH_TIMEOUT_S)
 {
-	char root[] = "/tmp/ra-cgroup-XXXXXX", group[PATH_MAX], dev[PATH_MAX];
+	struct ra_cgroup cg;
+	char dev[PATH_MAX];
 	long thrash, shrink;
+	int error;
 
 	if (vm_event_count("ra_thrash") < 0)
 		SKIP(return, "no ra_thrash in /proc/vmstat (VM_EVENT_COUNTERS)");
 	ASSERT_LE((off_t)THRASH_READERS * (THRASH_MIB << 20), self->size);
-	ASSERT_NE(NULL, mkdtemp(root));
-	if (mount("none", root, "cgroup2", 0, NULL)) {
-		rmdir(root);
-		SKIP(return, "cannot mount cgroup2: %s", strerror(errno));
-	}
-	snprintf(group, sizeof(group), "%s/ra-thrash", root);
+	error = ra_cgroup_enter(_metadata, &cg, "ra-thrash");
+	if (error)
+		SKIP(return, "cannot mount cgroup2: %s", strerror(error));
 	snprintf(dev, sizeof(dev), "/dev/%s", self->disk);
-	ASSERT_EQ(0, cg_write(root, "cgroup.subtree_control", "+memory"));
-	ASSERT_EQ(0, mkdir(group, 0755));
-	ASSERT_EQ(0, cg_write(group, "memory.max", THRASH_LIMIT));
-	ASSERT_EQ(0, cg_write(group, "cgroup.procs", "0"));
+	ASSERT_EQ(0, cg_write(cg.group, "memory.max", THRASH_LIMIT));
 	ASSERT_EQ(0, set_queue_attr(self->disk, "read_ahead_kb", THRASH_RA_KB,
 				    self->read_ahead_kb,
 				    sizeof(self->read_ahead_kb)));
@@ -347,14 +404,52 @@ TEST_F_TIMEOUT(ra, thrashing_readers_shrink_their_windows, THRASH_TIMEOUT_S)
 	thrash = vm_event_count("ra_thrash") - thrash;
 	shrink = vm_event_count("ra_window_shrink") - shrink;
 
-	ASSERT_EQ(0, cg_write(root, "cgroup.procs", "0"));
-	rmdir(group);
-	umount(root);
-	rmdir(root);
+	ra_cgroup_leave(_metadata, &cg);
 	TH_LOG("%d readers, %s: ra_thrash +%ld, ra_window_shrink +%ld",
 	       THRASH_READERS, THRASH_LIMIT, thrash, shrink);
 	EXPECT_LT(0, thrash) TH_LOG("no thrashing counted");
 	EXPECT_LE(thrash, shrink) TH_LOG("thrashing did not shrink windows");
+}
+
+/* Two sequential reads from @base: the second starts a readahead window. */
+static void start_stream(struct __test_metadata *_metadata, int fd,
+			 char *buf, off_t base)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(READ_SIZE, pread(fd, buf, READ_SIZE,
+					   base + i * READ_SIZE));
+}
+
+/*
+ * Pages dropped with POSIX_FADV_DONTNEED were not evicted by reclaim: they
+ * leave no workingset shadow entry (as truncation and a failed allocation
+ * leave none), and a sequential reader that misses them is not thrashing.
+ */
+TEST_F(ra, dropped_pages_are_not_thrashing)
+{
+	off_t base = self->size / 8 & ~(off_t)(REGION - 1);
+	char *buf;
+	long thrash;
+	int i;
+
+	if (vm_event_count("ra_thrash") < 0)
+		SKIP(return, "no ra_thrash in /proc/vmstat (VM_EVENT_COUNTERS)");
+	buf = malloc(READ_SIZE);
+	ASSERT_NE(NULL, buf);
+	start_clean(_metadata, self->fd, "adaptive");
+	thrash = vm_event_count("ra_thrash");
+	start_stream(_metadata, self->fd, buf, base);
+	ASSERT_EQ(0, posix_fadvise(self->fd, base, 0, POSIX_FADV_DONTNEED));
+	for (i = 2; i < 16; i++)
+		ASSERT_EQ(READ_SIZE, pread(self->fd, buf, READ_SIZE,
+					   base + i * READ_SIZE));
+	free(buf);
+	thrash = vm_event_count("ra_thrash") - thrash;
+	EXPECT_EQ(0, thrash)
+		TH_LOG("a reader that missed dropped pages was counted as thrashing %ld times",
+		       thrash);
 }
 
 #define TRACEFS		"/sys/kernel/tracing"
@@ -440,9 +535,9 @@ static unsigned long device_max_pages(struct __test_metadata *_metadata,
 }
 
 /*
- * A sequential read that misses pages of its own readahead (dropped here,
- * as reclaim would) has its next window cut to what the reader consumed,
- * and that is never more than the device's largest window
+ * A sequential read that misses pages of its own readahead (evicted here by
+ * the reclaim of its memory cgroup) has its next window cut to what the
+ * reader consumed, and that is never more than the device's largest window
  * (max(read_ahead_kb, max_sectors_kb)), however large the read.  Readers
  * that share a file descriptor update one readahead state unlocked; the
  * windows they leave are within the same bound.  (Their stores of one
@@ -456,7 +551,8 @@ TEST_F_TIMEOUT(ra, windows_stay_within_the_maximum, THRASH_TIMEOUT_S)
 						   self->page);
 	off_t base = self->size / 8 & ~(off_t)(REGION - 1);
 	char *buf = malloc(BIG_READ);
-	int i, windows, thrashed;
+	struct ra_cgroup cg;
+	int windows, thrashed, error;
 
 	ASSERT_NE(NULL, buf);
 	ASSERT_LT(max_pages, BIG_READ / self->page);
@@ -467,21 +563,25 @@ TEST_F_TIMEOUT(ra, windows_stay_within_the_maximum, THRASH_TIMEOUT_S)
 		ra_trace_stop();
 		SKIP(return, "cannot trace readahead/readahead_window");
 	}
+	error = ra_cgroup_enter(_metadata, &cg, "ra-windows");
+	if (error) {
+		free(buf);
+		ra_trace_stop();
+		SKIP(return, "cannot mount cgroup2: %s", strerror(error));
+	}
 	start_clean(_metadata, self->fd, "adaptive");
-	/* The second read is sequential: it starts a window. */
-	for (i = 0; i < 2; i++)
-		ASSERT_EQ(READ_SIZE, pread(self->fd, buf, READ_SIZE,
-					   base + i * READ_SIZE));
-	ASSERT_EQ(0, posix_fadvise(self->fd, base, 0, POSIX_FADV_DONTNEED));
+	start_stream(_metadata, self->fd, buf, base);
+	reclaim_region(_metadata, &cg, self->fd, self->page, base);
 	ASSERT_EQ(BIG_READ, pread(self->fd, buf, BIG_READ,
 				  base + 2 * READ_SIZE));
 	free(buf);
+	ra_cgroup_leave(_metadata, &cg);
 	ra_trace_stop();
 	windows = ra_trace_check(_metadata, max_pages, true, &thrashed);
 	TH_LOG("one reader: %d windows traced, %d cut by thrashing, largest allowed %lu pages",
 	       windows, thrashed, max_pages);
 	EXPECT_LT(0, thrashed)
-		TH_LOG("the read after the dropped pages was not taken as thrashing");
+		TH_LOG("the read after the reclaimed pages was not taken as thrashing");
 
 	ASSERT_EQ(0, ra_trace_start());
 
