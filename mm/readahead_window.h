@@ -27,13 +27,16 @@
  * sets one) is cut back to it, but never below the folio that triggered it.
  *
  * Maximum: stock readahead stops at read_ahead_kb.  Competing sequential
- * streams on a disk that seeks pay one seek per window, so the adaptive
- * algorithm lets a window grow on to %RA_GROWTH_LIMIT times read_ahead_kb,
- * but never past the largest request the device takes (max_sectors_kb).
- * Memory is not shared out here: a stream whose pages reclaim takes before
- * use shrinks its own windows (thrashing, below), where a share of the
- * machine's free memory would ignore the memory cgroup the reader is in.
- * read_ahead_kb of 0 still turns readahead off.
+ * streams on a disk that seeks pay one positioning per window, so where
+ * nobody wrote read_ahead_kb the adaptive algorithm lets a window on a
+ * block device grow on to the largest request the device takes
+ * (max_sectors_kb), but no further than the block layer's default cap on
+ * a request (1280 KiB): one positioning per request, while a larger window
+ * would be split into requests anyway.  A read_ahead_kb that an
+ * administrator or a udev rule wrote is the limit, as for the stock
+ * algorithm, and read_ahead_kb of 0 still turns readahead off.  A stream
+ * whose pages reclaim takes before use shrinks its own windows
+ * (thrashing, below).
  *
  * Cache hits: pages of a window that are already cached are not read, and
  * the window keeps its size and its end, where the next window starts.
@@ -62,9 +65,6 @@
  * Only a sequential reader can thrash; a random reader never gets a
  * readahead window from this.
  */
-
-/* How far past read_ahead_kb an adaptive window may grow. */
-#define RA_GROWTH_LIMIT		8
 
 /**
  * ra_window_initial - the first window of a stream
@@ -106,7 +106,7 @@ static inline unsigned long ra_window_next(unsigned long cur,
 static inline unsigned long ra_window_max(unsigned long ra_pages,
 					  unsigned long io_pages)
 {
-	return max(min(RA_GROWTH_LIMIT * ra_pages, io_pages), ra_pages);
+	return ra_pages ? max(ra_pages, io_pages) : 0;
 }
 
 /**

@@ -52,12 +52,11 @@ static void ra_window_grows_to_max(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 320UL, ra_window_next(size, 320));
 }
 
-/* The adaptive maximum: past read_ahead_kb, within the device's request. */
+/* The adaptive maximum: the device's largest request. */
 static void ra_window_max_bounds(struct kunit *test)
 {
-	/* Bounded by the growth limit, then by the device's request size. */
-	KUNIT_EXPECT_EQ(test, RA_GROWTH_LIMIT * 32UL, ra_window_max(32, 1024));
-	KUNIT_EXPECT_EQ(test, 160UL, ra_window_max(32, 160));
+	KUNIT_EXPECT_EQ(test, 320UL, ra_window_max(32, 320));
+	KUNIT_EXPECT_EQ(test, 4096UL, ra_window_max(32, 4096));
 	/* Never below read_ahead_kb, whatever the device. */
 	KUNIT_EXPECT_EQ(test, 32UL, ra_window_max(32, 8));
 	KUNIT_EXPECT_EQ(test, 32UL, ra_window_max(32, 0));

@@ -7,7 +7,8 @@
  * read; the knob switches algorithms and refuses anything else; sequential
  * readers that read ahead more than their memory cgroup holds make the
  * adaptive algorithm count thrashing and shrink their windows, while a
- * reader of pages dropped without reclaim is not thrashing; the queue
+ * reader of pages dropped without reclaim is not thrashing; a read_ahead_kb
+ * that was written is the largest window and survives limit updates; the queue
  * reports read congestion under a saturating load and clears it after; no
  * window the readahead_window tracepoint shows is larger than the device
  * allows or has more pages ahead of the reader than it has.
@@ -363,11 +364,17 @@ static void ra_cgroup_leave(struct __test_metadata *_metadata,
 static void reclaim_region(struct __test_metadata *_metadata,
 			   struct ra_cgroup *cg, int fd, long page, off_t off)
 {
-	int tries, cached = cached_pages(_metadata, fd, page, off, REGION);
+	struct timespec pause = { 0, 10 * 1000 * 1000 };
+	int tries, error, cached = cached_pages(_metadata, fd, page, off,
+						 REGION);
 
 	for (tries = 0; cached && tries < 8; tries++) {
-		cg_write(cg->group, "memory.reclaim", "64M");
+		error = cg_write(cg->group, "memory.reclaim", "64M");
+		ASSERT_TRUE(!error || error == -EAGAIN)
+			TH_LOG("memory.reclaim: %s", strerror(-error));
 		cached = cached_pages(_metadata, fd, page, off, REGION);
+		if (cached)
+			nanosleep(&pause, NULL);
 	}
 	ASSERT_EQ(0, cached) TH_LOG("reclaim left %d pages of the region cached",
 				    cached);
@@ -424,8 +431,9 @@ static void start_stream(struct __test_metadata *_metadata, int fd,
 
 /*
  * Pages dropped with POSIX_FADV_DONTNEED were not evicted by reclaim: they
- * leave no workingset shadow entry (as truncation and a failed allocation
- * leave none), and a sequential reader that misses them is not thrashing.
+ * leave no workingset shadow entry (nor does truncation), and a sequential
+ * reader that misses them is not thrashing.  (The reader that misses pages
+ * reclaim took is: windows_stay_within_the_maximum checks it.)
  */
 TEST_F(ra, dropped_pages_are_not_thrashing)
 {
@@ -442,6 +450,9 @@ TEST_F(ra, dropped_pages_are_not_thrashing)
 	thrash = vm_event_count("ra_thrash");
 	start_stream(_metadata, self->fd, buf, base);
 	ASSERT_EQ(0, posix_fadvise(self->fd, base, 0, POSIX_FADV_DONTNEED));
+	ASSERT_EQ(0, cached_pages(_metadata, self->fd, self->page, base,
+				  REGION))
+		TH_LOG("POSIX_FADV_DONTNEED left pages of the stream cached");
 	for (i = 2; i < 16; i++)
 		ASSERT_EQ(READ_SIZE, pread(self->fd, buf, READ_SIZE,
 					   base + i * READ_SIZE));
@@ -458,13 +469,23 @@ TEST_F(ra, dropped_pages_are_not_thrashing)
 #define BIG_READ	(64 << 20)
 #define SHARED_READERS	4
 
+/* Empty the trace buffer: opening "trace" truncated clears it. */
+static int ra_trace_clear(void)
+{
+	int fd = open(TRACEFS "/trace", O_WRONLY | O_TRUNC);
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
 /* Trace readahead windows from an empty buffer; -1: no tracefs. */
 static int ra_trace_start(void)
 {
 	if (access(TRACEFS "/events", F_OK))
 		mount("nodev", TRACEFS, "tracefs", 0, NULL);
-	if (iosched_write_str(TRACEFS "/tracing_on", "0") ||
-	    iosched_write_str(TRACEFS "/trace", "") ||
+	if (iosched_write_str(TRACEFS "/tracing_on", "0") || ra_trace_clear() ||
 	    iosched_write_str(RA_EVENT, "1"))
 		return -1;
 	return iosched_write_str(TRACEFS "/tracing_on", "1");
@@ -592,6 +613,68 @@ TEST_F_TIMEOUT(ra, windows_stay_within_the_maximum, THRASH_TIMEOUT_S)
 	TH_LOG("%d readers on one descriptor: %d windows traced",
 	       SHARED_READERS, windows);
 	EXPECT_LT(0, windows) TH_LOG("no window traced for the shared readers");
+}
+
+/* read_ahead_kb as the queue shows it, in KiB; -1 if unreadable. */
+static long read_ahead_kb(const char *disk)
+{
+	char path[PATH_MAX], val[16];
+
+	iosched_queue_attr(disk, "read_ahead_kb", path, sizeof(path));
+	if (iosched_read_attr(path, val, sizeof(val)))
+		return -1;
+	return atol(val);
+}
+
+#define SMALL_RA_KB	"16"	/* below the 128 KiB a limits update sets */
+
+/*
+ * A read_ahead_kb that was written stays as it was written when the queue
+ * limits change (here: max_sectors_kb rewritten with its own value, which
+ * recomputes them); stock 6.12 raised it to at least 128 KiB.
+ */
+TEST_F(ra, written_read_ahead_kb_survives_limit_updates)
+{
+	char path[PATH_MAX], max_sectors[16];
+
+	ASSERT_EQ(0, set_queue_attr(self->disk, "read_ahead_kb", SMALL_RA_KB,
+				    self->read_ahead_kb,
+				    sizeof(self->read_ahead_kb)));
+	iosched_queue_attr(self->disk, "max_sectors_kb", path, sizeof(path));
+	ASSERT_EQ(0, iosched_read_attr(path, max_sectors, sizeof(max_sectors)));
+	ASSERT_EQ(0, iosched_write_str(path, max_sectors));
+	EXPECT_EQ(atol(SMALL_RA_KB), read_ahead_kb(self->disk))
+		TH_LOG("a limits update rewrote read_ahead_kb");
+}
+
+#define WRITTEN_RA_KB	"128"
+
+/*
+ * Once read_ahead_kb was written, no window of a sequential reader (reads
+ * smaller than it) is larger than it: the adaptive algorithm grows past
+ * read_ahead_kb on its own only where nobody wrote it.
+ */
+TEST_F_TIMEOUT(ra, written_read_ahead_kb_is_the_maximum, THRASH_TIMEOUT_S)
+{
+	off_t base = self->size / 16 & ~(off_t)(REGION - 1);
+	unsigned long max_pages = atol(WRITTEN_RA_KB) * 1024 / self->page;
+	int windows, thrashed;
+
+	ASSERT_EQ(0, set_queue_attr(self->disk, "read_ahead_kb", WRITTEN_RA_KB,
+				    self->read_ahead_kb,
+				    sizeof(self->read_ahead_kb)));
+	ASSERT_LE(base + (off_t)(THRASH_MIB << 20), self->size);
+	if (ra_trace_start()) {
+		ra_trace_stop();
+		SKIP(return, "cannot trace readahead/readahead_window");
+	}
+	start_clean(_metadata, self->fd, "adaptive");
+	run_seq_readers(_metadata, NULL, self->fd, base, 1);
+	ra_trace_stop();
+	windows = ra_trace_check(_metadata, max_pages, true, &thrashed);
+	TH_LOG("read_ahead_kb %s: %d windows traced, largest allowed %lu pages",
+	       WRITTEN_RA_KB, windows, max_pages);
+	EXPECT_LT(1, windows) TH_LOG("the reader's windows were not traced");
 }
 
 /* A load that keeps twice nr_requests direct reads queued on the disk. */
