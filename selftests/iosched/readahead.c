@@ -630,24 +630,32 @@ static long read_ahead_kb(const char *disk)
 
 /*
  * A read_ahead_kb that was written stays as it was written when the queue
- * limits change (here: max_sectors_kb rewritten with its own value, which
- * recomputes them); stock 6.12 raised it to at least 128 KiB.
+ * limits change (here: max_sectors_kb halved, then restored); stock 6.12
+ * raised it to max(128 KiB, 2 * io_opt).
  */
 TEST_F(ra, written_read_ahead_kb_survives_limit_updates)
 {
-	char path[PATH_MAX], max_sectors[16];
+	char path[PATH_MAX], max_sectors[16], half[16];
+	long before_kb, after_kb;
 
 	ASSERT_EQ(0, set_queue_attr(self->disk, "read_ahead_kb", SMALL_RA_KB,
 				    self->read_ahead_kb,
 				    sizeof(self->read_ahead_kb)));
 	iosched_queue_attr(self->disk, "max_sectors_kb", path, sizeof(path));
 	ASSERT_EQ(0, iosched_read_attr(path, max_sectors, sizeof(max_sectors)));
+	snprintf(half, sizeof(half), "%ld", atol(max_sectors) / 2);
+	ASSERT_EQ(0, iosched_write_str(path, half));
+	before_kb = read_ahead_kb(self->disk);
 	ASSERT_EQ(0, iosched_write_str(path, max_sectors));
-	EXPECT_EQ(atol(SMALL_RA_KB), read_ahead_kb(self->disk))
-		TH_LOG("a limits update rewrote read_ahead_kb");
+	after_kb = read_ahead_kb(self->disk);
+	EXPECT_EQ(atol(SMALL_RA_KB), before_kb)
+		TH_LOG("max_sectors_kb %s rewrote read_ahead_kb", half);
+	EXPECT_EQ(atol(SMALL_RA_KB), after_kb)
+		TH_LOG("max_sectors_kb %s rewrote read_ahead_kb", max_sectors);
 }
 
-#define WRITTEN_RA_KB	"128"
+/* Below the stock floor of 128 KiB, so that only the write can cap it. */
+#define WRITTEN_RA_KB	"64"
 
 /*
  * Once read_ahead_kb was written, no window of a sequential reader (reads
@@ -658,12 +666,23 @@ TEST_F_TIMEOUT(ra, written_read_ahead_kb_is_the_maximum, THRASH_TIMEOUT_S)
 {
 	off_t base = self->size / 16 & ~(off_t)(REGION - 1);
 	unsigned long max_pages = atol(WRITTEN_RA_KB) * 1024 / self->page;
+	char dev[PATH_MAX], max_sectors[16];
 	int windows, thrashed;
 
 	ASSERT_EQ(0, set_queue_attr(self->disk, "read_ahead_kb", WRITTEN_RA_KB,
 				    self->read_ahead_kb,
 				    sizeof(self->read_ahead_kb)));
 	ASSERT_LE(base + (off_t)(THRASH_MIB << 20), self->size);
+	iosched_queue_attr(self->disk, "max_sectors_kb", dev, sizeof(dev));
+	ASSERT_EQ(0, iosched_read_attr(dev, max_sectors, sizeof(max_sectors)));
+	if (atol(max_sectors) <= atol(WRITTEN_RA_KB))
+		SKIP(return, "max_sectors_kb %s: windows cannot grow past %s KiB anyway",
+		     max_sectors, WRITTEN_RA_KB);
+	/* A file takes read_ahead_kb when it is opened: open it again. */
+	snprintf(dev, sizeof(dev), "/dev/%s", self->disk);
+	close(self->fd);
+	self->fd = open(dev, O_RDONLY);
+	ASSERT_LE(0, self->fd) TH_LOG("cannot open %s", dev);
 	if (ra_trace_start()) {
 		ra_trace_stop();
 		SKIP(return, "cannot trace readahead/readahead_window");
