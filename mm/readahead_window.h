@@ -34,9 +34,12 @@
  * a request (1280 KiB): one positioning per request, while a larger window
  * would be split into requests anyway.  A read_ahead_kb that an
  * administrator or a udev rule wrote is the limit, as for the stock
- * algorithm, and read_ahead_kb of 0 still turns readahead off.  A stream
- * whose pages reclaim takes before use shrinks its own windows
- * (thrashing, below).
+ * algorithm, and read_ahead_kb of 0 still turns readahead off.  Nor does
+ * a window grow past 1/2^%RA_MEMORY_SHARE_SHIFT of the memory that is
+ * available (sixteen streams with two windows each then hold at most half
+ * of it), or 1/2^%RA_CROWDED_SHARE_SHIFT of it while many streams compete
+ * (below).  A stream whose pages reclaim takes before use also shrinks its
+ * own windows (thrashing, below).
  *
  * Cache hits: pages of a window that are already cached are not read, and
  * the window keeps its size and its end, where the next window starts.
@@ -46,7 +49,11 @@
  * Congestion: while the device queue is congested, the window ahead is
  * deferred once: the readahead mark moves from the start of the window being
  * read to its middle.  There the window ahead is issued, congested or not,
- * so that the reader does not run out of pages and stall on it.
+ * so that the reader does not run out of pages and stall on it.  A congested
+ * queue also means that many streams compete for the device and for
+ * memory: windows issued then, and sync windows (which do not ask), take
+ * the smaller memory share, so that sixty-four streams with two windows
+ * each hold at most half of the available memory.
  *
  * Continuation: when a reader going sequentially misses the page cache just
  * past its last window (the page of its mark was cached already, so no mark
@@ -98,15 +105,29 @@ static inline unsigned long ra_window_next(unsigned long cur,
 	return max;
 }
 
+/* A window takes at most 1/64 of the available memory... */
+#define RA_MEMORY_SHARE_SHIFT		6
+/* ...and 1/256 of it while many streams compete. */
+#define RA_CROWDED_SHARE_SHIFT		8
+
 /**
  * ra_window_max - the largest adaptive window of a stream
  * @ra_pages: read_ahead_kb in pages (0: readahead is off)
  * @io_pages: the largest request of the device, in pages
+ * @avail_pages: the memory available for the page cache, in pages
+ * @crowded: whether many streams compete (a congested queue)
  */
 static inline unsigned long ra_window_max(unsigned long ra_pages,
-					  unsigned long io_pages)
+					  unsigned long io_pages,
+					  unsigned long avail_pages,
+					  bool crowded)
 {
-	return ra_pages ? max(ra_pages, io_pages) : 0;
+	unsigned int shift = crowded ? RA_CROWDED_SHARE_SHIFT :
+				       RA_MEMORY_SHARE_SHIFT;
+
+	if (!ra_pages)
+		return 0;
+	return max(ra_pages, min(io_pages, avail_pages >> shift));
 }
 
 /**

@@ -52,16 +52,22 @@ static void ra_window_grows_to_max(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 320UL, ra_window_next(size, 320));
 }
 
-/* The adaptive maximum: the device's largest request. */
+/* The adaptive maximum: the device's largest request, within memory. */
 static void ra_window_max_bounds(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, 320UL, ra_window_max(32, 320));
-	KUNIT_EXPECT_EQ(test, 4096UL, ra_window_max(32, 4096));
-	/* Never below read_ahead_kb, whatever the device. */
-	KUNIT_EXPECT_EQ(test, 32UL, ra_window_max(32, 8));
-	KUNIT_EXPECT_EQ(test, 32UL, ra_window_max(32, 0));
+	const unsigned long plenty = 1UL << 30;
+
+	KUNIT_EXPECT_EQ(test, 320UL, ra_window_max(32, 320, plenty, false));
+	KUNIT_EXPECT_EQ(test, 4096UL, ra_window_max(32, 4096, plenty, true));
+	/* 64 MiB available allows 1 MiB: 256 pages; crowded, a quarter. */
+	KUNIT_EXPECT_EQ(test, 256UL, ra_window_max(32, 320, 16384, false));
+	KUNIT_EXPECT_EQ(test, 64UL, ra_window_max(32, 320, 16384, true));
+	/* Never below read_ahead_kb, whatever the device or the memory. */
+	KUNIT_EXPECT_EQ(test, 32UL, ra_window_max(32, 8, plenty, false));
+	KUNIT_EXPECT_EQ(test, 32UL, ra_window_max(32, 0, plenty, false));
+	KUNIT_EXPECT_EQ(test, 32UL, ra_window_max(32, 320, 0, true));
 	/* read_ahead_kb 0 keeps readahead off. */
-	KUNIT_EXPECT_EQ(test, 0UL, ra_window_max(0, 1024));
+	KUNIT_EXPECT_EQ(test, 0UL, ra_window_max(0, 1024, plenty, false));
 }
 
 /* Only a sequential miss within the stream's last two windows thrashes. */
