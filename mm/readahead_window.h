@@ -24,7 +24,8 @@
  * maximum, then twice as large, up to the maximum.  The window being read and
  * the one ahead of it thus always overlap, and a stream reads at least one
  * window ahead of itself.  A window larger than the maximum (MADV_HUGEPAGE
- * sets one) is cut back to it, but never below the folio that triggered it.
+ * sets one) is cut back to it, but keeps up to two folios of the size that
+ * triggered it.
  *
  * Maximum: stock readahead stops at read_ahead_kb.  Competing sequential
  * streams on a disk that seeks pay one positioning per window, so where
@@ -32,13 +33,13 @@
  * block device grow on to the largest request the device takes
  * (max_sectors_kb), but no further than the block layer's default cap on
  * a request (1280 KiB): one positioning per request, while a larger window
- * would be split into requests anyway.  A read_ahead_kb that an
+ * would be split into requests anyway.  Windows grow so on non-rotational
+ * disks too, which were not measured apart.  A read_ahead_kb that an
  * administrator or a udev rule wrote is the limit, as for the stock
  * algorithm, and read_ahead_kb of 0 still turns readahead off.  Nor does
- * a window grow past 1/2^%RA_MEMORY_SHARE_SHIFT of the memory that is
- * available (sixteen streams with two windows each then hold at most half
- * of it), or 1/2^%RA_CROWDED_SHARE_SHIFT of it while many streams compete
- * (below).  A stream whose pages reclaim takes before use also shrinks its
+ * a window grow past 1/64 of the memory that is available (sixteen streams
+ * with two windows each then hold at most half of it), or 1/256 of it while
+ * many streams compete (below).  A stream whose pages reclaim takes before use also shrinks its
  * own windows (thrashing, below).
  *
  * Cache hits: pages of a window that are already cached are not read, and
@@ -53,7 +54,9 @@
  * queue also means that many streams compete for the device and for
  * memory: windows issued then, and sync windows (which do not ask), take
  * the smaller memory share, so that sixty-four streams with two windows
- * each hold at most half of the available memory.
+ * each hold at most half of the available memory.  Queues of bio-based
+ * devices (dm, md) are never congested, and async windows of interleaved
+ * readers do not ask: theirs take the larger share.
  *
  * Continuation: when a reader going sequentially misses the page cache just
  * past its last window (the page of its mark was cached already, so no mark

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit tests of the adaptive readahead window sizing (readahead_window.h).
- * Sizes are in pages; 32 pages is the default read_ahead_kb of 128 KiB.
+ * Sizes are in pages; with 4 KiB pages, 32 pages is the default
+ * read_ahead_kb of 128 KiB.
  */
 #include <kunit/test.h>
 
@@ -59,7 +60,7 @@ static void ra_window_max_bounds(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, 320UL, ra_window_max(32, 320, plenty, false));
 	KUNIT_EXPECT_EQ(test, 4096UL, ra_window_max(32, 4096, plenty, true));
-	/* 64 MiB available allows 1 MiB: 256 pages; crowded, a quarter. */
+	/* 16384 pages available allow 256 (1/64); crowded, 64 (1/256). */
 	KUNIT_EXPECT_EQ(test, 256UL, ra_window_max(32, 320, 16384, false));
 	KUNIT_EXPECT_EQ(test, 64UL, ra_window_max(32, 320, 16384, true));
 	/* Never below read_ahead_kb, whatever the device or the memory. */
@@ -117,7 +118,7 @@ static void ra_window_shrinks_on_thrash(struct kunit *test)
 	unsigned long index;
 
 	KUNIT_EXPECT_EQ(test, 24UL, ra_window_after_thrash(1000, 64, 1024, 4));
-	/* Consumed 32 + 10 pages: from the previous window's first page. */
+	/* Previous window taken as 32 pages from 968: 968..977 consumed. */
 	KUNIT_EXPECT_EQ(test, 10UL, ra_window_after_thrash(1000, 64, 978, 4));
 	KUNIT_EXPECT_EQ(test, 4UL, ra_window_after_thrash(1000, 64, 1000, 4));
 	KUNIT_EXPECT_EQ(test, 4UL, ra_window_after_thrash(1000, 64, 950, 4));
