@@ -39,8 +39,8 @@
  * algorithm, and read_ahead_kb of 0 still turns readahead off.  Nor does
  * a window grow past 1/64 of the memory that is available (sixteen streams
  * with two windows each then hold at most half of it), or 1/256 of it while
- * many streams compete (below).  A stream whose pages reclaim takes before use also shrinks its
- * own windows (thrashing, below).
+ * many streams compete (below).  A stream whose pages reclaim takes before
+ * use also shrinks its own windows (thrashing, below).
  *
  * Cache hits: pages of a window that are already cached are not read, and
  * the window keeps its size and its end, where the next window starts.

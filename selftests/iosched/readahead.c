@@ -548,21 +548,27 @@ static int ra_trace_check(struct __test_metadata *_metadata,
 	return windows;
 }
 
+/* Queue attribute @attr of @disk, in KiB (read_ahead_kb, max_sectors_kb); -1 if unreadable. */
+static long queue_attr_kb(const char *disk, const char *attr)
+{
+	char path[PATH_MAX], val[16];
+
+	iosched_queue_attr(disk, attr, path, sizeof(path));
+	if (iosched_read_attr(path, val, sizeof(val)))
+		return -1;
+	return atol(val);
+}
+
 /* The largest window the device allows, in pages. */
 static unsigned long device_max_pages(struct __test_metadata *_metadata,
 				      const char *disk, long page)
 {
-	char path[PATH_MAX], val[16];
-	unsigned long kb;
+	long ra_kb = queue_attr_kb(disk, "read_ahead_kb");
+	long io_kb = queue_attr_kb(disk, "max_sectors_kb");
 
-	iosched_queue_attr(disk, "read_ahead_kb", path, sizeof(path));
-	EXPECT_EQ(0, iosched_read_attr(path, val, sizeof(val)));
-	kb = strtoul(val, NULL, 10);
-	iosched_queue_attr(disk, "max_sectors_kb", path, sizeof(path));
-	EXPECT_EQ(0, iosched_read_attr(path, val, sizeof(val)));
-	if (strtoul(val, NULL, 10) > kb)
-		kb = strtoul(val, NULL, 10);
-	return kb * 1024 / page;
+	EXPECT_LE(0, ra_kb);
+	EXPECT_LE(0, io_kb);
+	return (unsigned long)(io_kb > ra_kb ? io_kb : ra_kb) * 1024 / page;
 }
 
 /*
@@ -630,17 +636,6 @@ TEST_F_TIMEOUT(ra, windows_stay_within_the_maximum, THRASH_TIMEOUT_S)
 	EXPECT_LT(0, windows) TH_LOG("no window traced for the shared readers");
 }
 
-/* read_ahead_kb as the queue shows it, in KiB; -1 if unreadable. */
-static long read_ahead_kb(const char *disk)
-{
-	char path[PATH_MAX], val[16];
-
-	iosched_queue_attr(disk, "read_ahead_kb", path, sizeof(path));
-	if (iosched_read_attr(path, val, sizeof(val)))
-		return -1;
-	return atol(val);
-}
-
 #define SMALL_RA_KB	"16"	/* below the 128 KiB a limits update sets */
 
 /*
@@ -651,18 +646,20 @@ static long read_ahead_kb(const char *disk)
 TEST_F(ra, written_read_ahead_kb_survives_limit_updates)
 {
 	char path[PATH_MAX], max_sectors[16], half[16];
-	long before_kb, after_kb;
+	long io_kb, before_kb, after_kb;
 
 	ASSERT_EQ(0, set_queue_attr(self->disk, "read_ahead_kb", SMALL_RA_KB,
 				    self->read_ahead_kb,
 				    sizeof(self->read_ahead_kb)));
+	io_kb = queue_attr_kb(self->disk, "max_sectors_kb");
+	ASSERT_LE(0, io_kb);
+	snprintf(max_sectors, sizeof(max_sectors), "%ld", io_kb);
+	snprintf(half, sizeof(half), "%ld", io_kb / 2);
 	iosched_queue_attr(self->disk, "max_sectors_kb", path, sizeof(path));
-	ASSERT_EQ(0, iosched_read_attr(path, max_sectors, sizeof(max_sectors)));
-	snprintf(half, sizeof(half), "%ld", atol(max_sectors) / 2);
 	ASSERT_EQ(0, iosched_write_str(path, half));
-	before_kb = read_ahead_kb(self->disk);
+	before_kb = queue_attr_kb(self->disk, "read_ahead_kb");
 	ASSERT_EQ(0, iosched_write_str(path, max_sectors));
-	after_kb = read_ahead_kb(self->disk);
+	after_kb = queue_attr_kb(self->disk, "read_ahead_kb");
 	EXPECT_EQ(atol(SMALL_RA_KB), before_kb)
 		TH_LOG("max_sectors_kb %s rewrote read_ahead_kb", half);
 	EXPECT_EQ(atol(SMALL_RA_KB), after_kb)
@@ -681,18 +678,19 @@ TEST_F_TIMEOUT(ra, written_read_ahead_kb_is_the_maximum, THRASH_TIMEOUT_S)
 {
 	off_t base = self->size / 16 & ~(off_t)(REGION - 1);
 	unsigned long max_pages = atol(WRITTEN_RA_KB) * 1024 / self->page;
-	char dev[PATH_MAX], max_sectors[16];
+	char dev[PATH_MAX];
 	int windows, thrashed;
+	long io_kb;
 
 	ASSERT_EQ(0, set_queue_attr(self->disk, "read_ahead_kb", WRITTEN_RA_KB,
 				    self->read_ahead_kb,
 				    sizeof(self->read_ahead_kb)));
 	ASSERT_LE(base + (off_t)(THRASH_MIB << 20), self->size);
-	iosched_queue_attr(self->disk, "max_sectors_kb", dev, sizeof(dev));
-	ASSERT_EQ(0, iosched_read_attr(dev, max_sectors, sizeof(max_sectors)));
-	if (atol(max_sectors) <= atol(WRITTEN_RA_KB))
-		SKIP(return, "max_sectors_kb %s: windows cannot grow past %s KiB anyway",
-		     max_sectors, WRITTEN_RA_KB);
+	io_kb = queue_attr_kb(self->disk, "max_sectors_kb");
+	ASSERT_LE(0, io_kb);
+	if (io_kb <= atol(WRITTEN_RA_KB))
+		SKIP(return, "max_sectors_kb %ld: windows cannot grow past %s KiB anyway",
+		     io_kb, WRITTEN_RA_KB);
 	/* A file takes read_ahead_kb when it is opened: open it again. */
 	snprintf(dev, sizeof(dev), "/dev/%s", self->disk);
 	close(self->fd);
