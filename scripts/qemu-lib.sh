@@ -175,6 +175,19 @@ build_disk_model()
 		make -C "$TOP/qemu/diskmodel" O="$BUILD/diskmodel"
 }
 
+# nbdkit's parent returns before its daemon has written pidfile $1: wait
+# (10 s at most) for a whole line in it.
+wait_for_pidfile()
+{
+	local n
+	for ((n = 0; n < 100; n++)); do
+		# $(...) drops the newline that ends a whole line
+		[ -s "$1" ] && [ -z "$(tail -c 1 "$1")" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # Serve disk kind $1's image through the disk model with profile $2.
 start_disk_model()
 {
@@ -193,6 +206,8 @@ start_disk_model()
 		stats="$(model_stats_file "$kind")" \
 		>"$LOGS/diskmodel-$kind.log" 2>&1 ||
 		die "disk model for $kind ($profile) did not start: $(tail -n 1 "$LOGS/diskmodel-$kind.log")"
+	wait_for_pidfile "$pid" ||
+		die "disk model for $kind wrote no pidfile $pid in 10 s"
 	[ -S "$sock" ] || die "disk model for $kind did not create $sock"
 	model_topology "$profile" >"$(model_topology_file "$kind")"
 	model_rotational "$profile" >"$(model_rotational_file "$kind")"

@@ -33,6 +33,20 @@ class DiskModelService(unittest.TestCase):
                         self.pidfile, PLUGIN, f"file={self.image}",
                         "profile=ssd", f"stats={self.stats}"], check=True)
         self.addCleanup(self.stop)
+        self.wait_for_pidfile()
+
+    def wait_for_pidfile(self):
+        """nbdkit's parent returns before its daemon has written the
+        pidfile: wait for a whole line in it."""
+        for _ in range(100):
+            try:
+                with open(self.pidfile, encoding="utf-8") as f:
+                    if f.read().endswith("\n"):
+                        return
+            except FileNotFoundError:
+                pass
+            time.sleep(0.1)
+        self.fail("nbdkit wrote no pidfile in 10 s")
 
     def pid(self):
         with open(self.pidfile, encoding="utf-8") as f:
