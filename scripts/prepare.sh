@@ -194,6 +194,11 @@ apply_series()
 	echo "$hash" >"$SERIES_STAMP"
 }
 
+# One at a time: two runs (make check beside make selftest) would remove
+# each other's added files.
+mkdir -p "$BUILD"
+exec 9>"$BUILD/prepare.lock"
+flock 9
 "$TOP/scripts/deps.sh"
 "$TOP/scripts/fetch.sh"
 [ -d "$TREE" ] || create_tree
