@@ -9,9 +9,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define IOSCHED_NAME_LEN	32
@@ -22,6 +24,8 @@
  */
 #define IOSCHED_RA_KNOB		IOSCHED_DEBUGFS "/readahead/algorithm"
 #define IOSCHED_MAX		16
+#define IOSCHED_CONFIGFS	"/sys/kernel/config"
+#define IOSCHED_NULLB_DIR	IOSCHED_CONFIGFS "/nullb"
 
 /* Mount debugfs where the tests expect it, unless it is there already. */
 static inline void iosched_mount_debugfs(void)
@@ -131,6 +135,64 @@ static inline void iosched_tunable_path(const char *disk, const char *name,
 					char *path, size_t len)
 {
 	snprintf(path, len, "/sys/block/%s/queue/iosched/%s", disk, name);
+}
+
+/* Whether null_blk makes disks through configfs (mounted here if need be). */
+static inline bool iosched_nullb_available(void)
+{
+	if (access(IOSCHED_NULLB_DIR, F_OK))
+		mount("configfs", IOSCHED_CONFIGFS, "configfs", 0, NULL);
+	return !access(IOSCHED_NULLB_DIR, F_OK);
+}
+
+/* Write @val to attribute @attr of null_blk disk @name; 0 or -1, errno set. */
+static inline int iosched_nullb_write(const char *name, const char *attr,
+				      const char *val)
+{
+	char path[PATH_MAX];
+	int ret;
+
+	snprintf(path, sizeof(path), IOSCHED_NULLB_DIR "/%s/%s", name, attr);
+	ret = iosched_write_str(path, val);
+	if (ret)
+		errno = -ret;
+	return ret ? -1 : 0;
+}
+
+/*
+ * Make null_blk disk @name with its @nr attributes @settings (name, value)
+ * written, then power it on.  *@made is set once there is a disk for
+ * iosched_nullb_remove() to remove, even if a later step fails.  Returns
+ * 0, or -1 with errno set.
+ */
+static inline int iosched_nullb_make(const char *name,
+				     const char *const settings[][2],
+				     size_t nr, bool *made)
+{
+	char path[PATH_MAX];
+	size_t i;
+
+	snprintf(path, sizeof(path), IOSCHED_NULLB_DIR "/%s", name);
+	if (mkdir(path, 0755))
+		return -1;
+	*made = true;
+	for (i = 0; i < nr; i++)
+		if (iosched_nullb_write(name, settings[i][0], settings[i][1]))
+			return -1;
+	if (iosched_nullb_write(name, "power", "1"))
+		return -1;
+	snprintf(path, sizeof(path), "/sys/block/%s", name);
+	return access(path, F_OK);
+}
+
+/* Power off and remove null_blk disk @name. */
+static inline void iosched_nullb_remove(const char *name)
+{
+	char path[PATH_MAX];
+
+	iosched_nullb_write(name, "power", "0");
+	snprintf(path, sizeof(path), IOSCHED_NULLB_DIR "/%s", name);
+	rmdir(path);
 }
 
 #endif /* IOSCHED_IOSCHED_H */

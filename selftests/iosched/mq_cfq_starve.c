@@ -63,8 +63,6 @@
 #define DIRTY_BYTES		"33554432"
 #define DIRTY_BACKGROUND_BYTES	"4194304"
 
-#define CONFIGFS	"/sys/kernel/config"
-#define NULLB_DIR	CONFIGFS "/nullb"
 #define DISK_NAME	"cfqstarve"
 #define TRACEFS		"/sys/kernel/tracing"
 #define INSTANCE	TRACEFS "/instances/" DISK_NAME
@@ -120,11 +118,11 @@ FIXTURE_SETUP(starve)
 	char path[PATH_MAX];
 	unsigned int i;
 
-	if (!mounted("configfs", CONFIGFS, NULLB_DIR))
+	if (!iosched_nullb_available())
 		SKIP(return, "no null_blk in configfs (CONFIG_BLK_DEV_NULL_BLK)");
 	if (!mounted("tracefs", TRACEFS, TRACEFS "/instances"))
 		SKIP(return, "no tracefs for the block events (CONFIG_FTRACE)");
-	if (!access(NULLB_DIR "/" DISK_NAME, F_OK) ||
+	if (!access(IOSCHED_NULLB_DIR "/" DISK_NAME, F_OK) ||
 	    !access(INSTANCE, F_OK))
 		SKIP(return, "%s is in use: another run, or one that crashed",
 		     DISK_NAME);
@@ -168,8 +166,7 @@ FIXTURE_TEARDOWN(starve)
 		rmdir(INSTANCE);
 	if (self->disk_made) {
 		flush_disk(self->dev);
-		write_file(NULLB_DIR "/" DISK_NAME, "power", "0");
-		rmdir(NULLB_DIR "/" DISK_NAME);
+		iosched_nullb_remove(DISK_NAME);
 	}
 	/*
 	 * A ratio and its bytes exclude each other: writing one clears the
@@ -195,18 +192,10 @@ static int make_disk(bool *made)
 		{ "submit_queues", "1" }, { "hw_queue_depth", "1" },
 		{ "irqmode", "2" }, { "completion_nsec", SERVICE_NS },
 	};
-	const char *dir = NULLB_DIR "/" DISK_NAME;
 	char path[PATH_MAX];
-	unsigned int i;
 
-	if (mkdir(dir, 0755))
-		return -1;
-	*made = true;
-	for (i = 0; i < ARRAY_SIZE(settings); i++)
-		if (write_file(dir, settings[i][0], settings[i][1]))
-			return -1;
-	if (write_file(dir, "power", "1") ||
-	    access("/sys/block/" DISK_NAME, F_OK) ||
+	if (iosched_nullb_make(DISK_NAME, settings, ARRAY_SIZE(settings),
+			       made) ||
 	    write_file("/sys/block/" DISK_NAME "/queue", "rotational", "1") ||
 	    iosched_select(DISK_NAME, CFQ_NAME) ||
 	    write_file("/sys/block/" DISK_NAME "/queue", "nr_requests",
