@@ -8,7 +8,9 @@
  * readers that read ahead more than their memory cgroup holds make the
  * adaptive algorithm count thrashing and shrink their windows, while a
  * reader of pages dropped without reclaim is not thrashing; a read_ahead_kb
- * that was written is the largest window and survives limit updates; the queue
+ * that was written is the largest window and survives limit updates, while
+ * on a fresh null_blk disk whose read_ahead_kb nobody wrote windows grow
+ * past it, within a share of the reader's memory cgroup; the queue
  * reports read congestion under a saturating load and clears it after; no
  * window the readahead_window tracepoint shows is larger than the device
  * allows or has more pages ahead of the reader than it has.
@@ -499,29 +501,36 @@ static void ra_trace_stop(void)
 	iosched_write_str(RA_EVENT, "0");
 }
 
+/* What ra_trace_check() saw. */
+struct ra_windows {
+	int nr;			/* windows traced; -1: the trace is unreadable */
+	int thrashed;		/* of them, cut by thrashing */
+	unsigned int largest;	/* pages in the largest */
+};
+
 /*
  * Check every traced window that a read of pages [@first, @end) of the
  * disk triggered (the test's; other readers in the guest are not):
  * at most @max_pages and, for a stream of its own (@own_stream), with no
- * more pages ahead of the reader (async_size) than it has.  Returns the
- * windows seen, -1 if the trace cannot be read; @thrashed: how many were
- * cut by thrashing.
+ * more pages ahead of the reader (async_size) than it has.  What it saw
+ * goes in @seen.
  */
-static int ra_trace_check(struct __test_metadata *_metadata,
-			  unsigned long first, unsigned long end,
-			  unsigned long max_pages, bool own_stream,
-			  int *thrashed)
+static void ra_trace_check(struct __test_metadata *_metadata,
+			   unsigned long first, unsigned long end,
+			   unsigned long max_pages, bool own_stream,
+			   struct ra_windows *seen)
 {
 	unsigned int size, async_size, ra_pages;
 	unsigned long req, start, index;
 	char line[512], decision[16];
 	const char *w;
-	int windows = 0;
 	FILE *f = fopen(TRACEFS "/trace", "r");
 
-	*thrashed = 0;
-	if (!f)
-		return -1;
+	memset(seen, 0, sizeof(*seen));
+	if (!f) {
+		seen->nr = -1;
+		return;
+	}
 	while (fgets(line, sizeof(line), f)) {
 		if (!strstr(line, " readahead_window: "))
 			continue;
@@ -535,8 +544,10 @@ static int ra_trace_check(struct __test_metadata *_metadata,
 			continue;
 		if (index < first || index >= end)
 			continue;
-		windows++;
-		*thrashed += !strcmp(decision, "thrash");
+		seen->nr++;
+		seen->thrashed += !strcmp(decision, "thrash");
+		if (size > seen->largest)
+			seen->largest = size;
 		EXPECT_GE(max_pages, size)
 			TH_LOG("a window above %lu pages: %s", max_pages, line);
 		if (own_stream)
@@ -545,7 +556,6 @@ static int ra_trace_check(struct __test_metadata *_metadata,
 				       line);
 	}
 	fclose(f);
-	return windows;
 }
 
 /* Queue attribute @attr of @disk, in KiB (read_ahead_kb, max_sectors_kb); -1 if unreadable. */
@@ -588,8 +598,9 @@ TEST_F_TIMEOUT(ra, windows_stay_within_the_maximum, THRASH_TIMEOUT_S)
 						   self->page);
 	off_t base = self->size / 8 & ~(off_t)(REGION - 1);
 	char *buf = malloc(BIG_READ);
+	struct ra_windows seen;
 	struct ra_cgroup cg;
-	int windows, thrashed, error;
+	int error;
 
 	ASSERT_NE(NULL, buf);
 	ASSERT_LT(max_pages, BIG_READ / self->page);
@@ -614,12 +625,12 @@ TEST_F_TIMEOUT(ra, windows_stay_within_the_maximum, THRASH_TIMEOUT_S)
 	free(buf);
 	ra_cgroup_leave(_metadata, &cg);
 	ra_trace_stop();
-	windows = ra_trace_check(_metadata, base / self->page,
-				 (base + 2 * READ_SIZE + BIG_READ) / self->page,
-				 max_pages, true, &thrashed);
+	ra_trace_check(_metadata, base / self->page,
+		       (base + 2 * READ_SIZE + BIG_READ) / self->page,
+		       max_pages, true, &seen);
 	TH_LOG("one reader: %d windows traced, %d cut by thrashing, largest allowed %lu pages",
-	       windows, thrashed, max_pages);
-	EXPECT_LT(0, thrashed)
+	       seen.nr, seen.thrashed, max_pages);
+	EXPECT_LT(0, seen.thrashed)
 		TH_LOG("the read after the reclaimed pages was not taken as thrashing");
 
 	ASSERT_EQ(0, ra_trace_start());
@@ -627,13 +638,13 @@ TEST_F_TIMEOUT(ra, windows_stay_within_the_maximum, THRASH_TIMEOUT_S)
 	run_seq_readers(_metadata, NULL, self->fd, base + BIG_READ,
 			SHARED_READERS);
 	ra_trace_stop();
-	windows = ra_trace_check(_metadata, (base + BIG_READ) / self->page,
-				 (base + BIG_READ + (off_t)SHARED_READERS *
-				  (THRASH_MIB << 20)) / self->page,
-				 max_pages, false, &thrashed);
+	ra_trace_check(_metadata, (base + BIG_READ) / self->page,
+		       (base + BIG_READ + (off_t)SHARED_READERS *
+			(THRASH_MIB << 20)) / self->page,
+		       max_pages, false, &seen);
 	TH_LOG("%d readers on one descriptor: %d windows traced",
-	       SHARED_READERS, windows);
-	EXPECT_LT(0, windows) TH_LOG("no window traced for the shared readers");
+	       SHARED_READERS, seen.nr);
+	EXPECT_LT(0, seen.nr) TH_LOG("no window traced for the shared readers");
 }
 
 #define SMALL_RA_KB	"16"	/* below the 128 KiB a limits update sets */
@@ -678,8 +689,8 @@ TEST_F_TIMEOUT(ra, written_read_ahead_kb_is_the_maximum, THRASH_TIMEOUT_S)
 {
 	off_t base = self->size / 16 & ~(off_t)(REGION - 1);
 	unsigned long max_pages = atol(WRITTEN_RA_KB) * 1024 / self->page;
+	struct ra_windows seen;
 	char dev[PATH_MAX];
-	int windows, thrashed;
 	long io_kb;
 
 	ASSERT_EQ(0, set_queue_attr(self->disk, "read_ahead_kb", WRITTEN_RA_KB,
@@ -703,12 +714,156 @@ TEST_F_TIMEOUT(ra, written_read_ahead_kb_is_the_maximum, THRASH_TIMEOUT_S)
 	start_clean(_metadata, self->fd, "adaptive");
 	run_seq_readers(_metadata, NULL, self->fd, base, 1);
 	ra_trace_stop();
-	windows = ra_trace_check(_metadata, base / self->page,
-				 (base + (THRASH_MIB << 20)) / self->page,
-				 max_pages, true, &thrashed);
+	ra_trace_check(_metadata, base / self->page,
+		       (base + (THRASH_MIB << 20)) / self->page, max_pages,
+		       true, &seen);
 	TH_LOG("read_ahead_kb %s: %d windows traced, largest allowed %lu pages",
-	       WRITTEN_RA_KB, windows, max_pages);
-	EXPECT_LT(1, windows) TH_LOG("the reader's windows were not traced");
+	       WRITTEN_RA_KB, seen.nr, max_pages);
+	EXPECT_LT(1, seen.nr) TH_LOG("the reader's windows were not traced");
+}
+
+/*
+ * A disk whose read_ahead_kb nobody wrote: a null_blk disk made for the
+ * test, taking requests of up to FRESH_MAX_SECTORS, four times its
+ * default read_ahead_kb of 128 KiB.
+ */
+#define FRESH_DISK		"rafresh"
+#define FRESH_MAX_SECTORS	"1024"	/* 512 KiB, in sectors of 512 bytes */
+/*
+ * A reader's memory cgroup small enough that its share, 1/64 of it, is no
+ * more than the default read_ahead_kb.
+ */
+#define FRESH_CG_LIMIT		"8M"
+
+/* The fresh disk, once made; in pages: its read_ahead_kb and largest request. */
+struct fresh_disk {
+	bool made;
+	int fd;
+	long page;
+	unsigned long ra_pages;
+	unsigned long io_pages;
+};
+
+FIXTURE(fresh) {
+	char initial[IOSCHED_NAME_LEN];
+	struct fresh_disk disk;
+};
+
+/*
+ * The disk is made by the test, not here: a failed ASSERT in a fixture's
+ * setup skips its teardown, which removes the disk.
+ */
+FIXTURE_SETUP(fresh)
+{
+	self->disk.fd = -1;
+	if (!iosched_nullb_available())
+		SKIP(return, "no null_blk in configfs (CONFIG_BLK_DEV_NULL_BLK)");
+	if (!access(IOSCHED_NULLB_DIR "/" FRESH_DISK, F_OK))
+		SKIP(return, "%s is in use: another run, or one that crashed",
+		     FRESH_DISK);
+	iosched_mount_debugfs();
+	ASSERT_EQ(0, iosched_read_attr(IOSCHED_RA_KNOB, self->initial,
+				       sizeof(self->initial)));
+	self->disk.page = sysconf(_SC_PAGESIZE);
+}
+
+/* Make the fresh disk, and open it. */
+static void make_fresh_disk(struct __test_metadata *_metadata,
+			    struct fresh_disk *d)
+{
+	static const char *const settings[][2] = {
+		{ "size", "64" }, { "blocksize", "4096" },
+		{ "max_sectors", FRESH_MAX_SECTORS },
+	};
+
+	ASSERT_EQ(0, iosched_nullb_make(FRESH_DISK, settings,
+					ARRAY_SIZE(settings), &d->made))
+		TH_LOG("cannot make null_blk disk %s: %s", FRESH_DISK,
+		       strerror(errno));
+	d->fd = open("/dev/" FRESH_DISK, O_RDONLY);
+	ASSERT_LE(0, d->fd);
+	d->ra_pages = queue_attr_kb(FRESH_DISK, "read_ahead_kb") * 1024 /
+		      d->page;
+	d->io_pages = queue_attr_kb(FRESH_DISK, "max_sectors_kb") * 1024 /
+		      d->page;
+	ASSERT_EQ(atol(FRESH_MAX_SECTORS) * 512 / d->page, d->io_pages);
+	ASSERT_LT(d->ra_pages, d->io_pages);
+}
+
+FIXTURE_TEARDOWN(fresh)
+{
+	if (self->disk.fd >= 0)
+		close(self->disk.fd);
+	if (self->disk.made)
+		iosched_nullb_remove(FRESH_DISK);
+	if (self->initial[0])
+		iosched_write_str(IOSCHED_RA_KNOB, self->initial);
+}
+
+/*
+ * One sequential reader of a fresh disk @d, its windows traced into
+ * @seen.  Returns -1 if they cannot be traced.
+ */
+static int read_fresh_disk(struct __test_metadata *_metadata,
+			   struct fresh_disk *d, struct ra_windows *seen)
+{
+	make_fresh_disk(_metadata, d);
+	if (ra_trace_start()) {
+		ra_trace_stop();
+		return -1;
+	}
+	start_clean(_metadata, d->fd, "adaptive");
+	run_seq_readers(_metadata, NULL, d->fd, 0, 1);
+	ra_trace_stop();
+	ra_trace_check(_metadata, 0, (THRASH_MIB << 20) / d->page,
+		       d->io_pages, true, seen);
+	TH_LOG("%d windows traced, the largest %u pages", seen->nr,
+	       seen->largest);
+	TH_LOG("read_ahead_kb %lu pages, largest request %lu pages",
+	       d->ra_pages, d->io_pages);
+	EXPECT_LT(1, seen->nr) TH_LOG("the reader's windows were not traced");
+	return 0;
+}
+
+#define NO_TRACE	"cannot trace readahead/readahead_window"
+
+/*
+ * Where nobody wrote read_ahead_kb, a sequential reader's windows grow
+ * past it, up to the largest request of the disk.
+ */
+TEST_F_TIMEOUT(fresh, windows_grow_past_an_unwritten_read_ahead_kb,
+	       THRASH_TIMEOUT_S)
+{
+	struct ra_windows seen;
+
+	if (read_fresh_disk(_metadata, &self->disk, &seen))
+		SKIP(return, NO_TRACE);
+	EXPECT_LT(self->disk.ra_pages, seen.largest)
+		TH_LOG("no window grew past read_ahead_kb");
+}
+
+/*
+ * A window grows past read_ahead_kb only within the reader's share of the
+ * memory its memory cgroup may hold, not of the machine's: in a group of
+ * FRESH_CG_LIMIT, no window is larger than read_ahead_kb.
+ */
+TEST_F_TIMEOUT(fresh, memory_cgroup_limits_windows, THRASH_TIMEOUT_S)
+{
+	struct ra_windows seen;
+	struct ra_cgroup cg;
+	int error;
+
+	error = ra_cgroup_enter(_metadata, &cg, "ra-fresh");
+	if (error)
+		SKIP(return, "cannot mount cgroup2: %s", strerror(error));
+	ASSERT_EQ(0, cg_write(cg.group, "memory.max", FRESH_CG_LIMIT));
+	error = read_fresh_disk(_metadata, &self->disk, &seen);
+	ra_cgroup_leave(_metadata, &cg);
+	if (error)
+		SKIP(return, NO_TRACE);
+	EXPECT_GE(self->disk.ra_pages, seen.largest)
+		TH_LOG("a window grew past read_ahead_kb in a group of %s",
+		       FRESH_CG_LIMIT);
 }
 
 /* A load that keeps twice nr_requests direct reads queued on the disk. */
