@@ -109,6 +109,18 @@ def disk_read_size(text):
     return {"disk_read_req_kib": int(m.group(2)) / 2 / int(m.group(1))}
 
 
+def read_amplification(text, fio):
+    """Bytes the device read per byte the readers read, from the job's
+    "disk_reads REQUESTS SECTORS" line and fio's read io_bytes: above 1,
+    readahead read pages nobody used; {} without the line or reads."""
+    m = re.search(r"^disk_reads ([0-9]+) ([0-9]+)$", text, re.M)
+    read = sum(job.get("read", {}).get("io_bytes", 0)
+               for job in fio.get("jobs", []))
+    if not m or not read:
+        return {}
+    return {"read_amplification": int(m.group(2)) * 512 / read}
+
+
 def system_cpu_per_gib(fio):
     """System CPU milliseconds per GiB read, per job name (fio gives each
     clone's system CPU as a percentage of its runtime)."""
@@ -158,6 +170,7 @@ def metrics_of(job, text):
     metrics.update(completion_gaps(text))
     metrics.update(vmstat_deltas(text))
     metrics.update(disk_read_size(text))
+    metrics.update(read_amplification(text, fio))
     return metrics
 
 

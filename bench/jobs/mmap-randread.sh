@@ -4,6 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 case "$1" in
 prepare) lay_out "$DIR/data" 1G ;;
-run) fio_run --name=reader --filename="$DIR/data" --size=1G --ioengine=mmap \
-	--rw=randread --bs="$BS" --numjobs="$THREADS" ;;
+run) with_ra_counters fio_run --name=reader --filename="$DIR/data" \
+	--size=1G --ioengine=mmap --rw=randread --bs="$BS" \
+	--numjobs="$THREADS" ;;
 esac

@@ -48,10 +48,11 @@ def warn(message):
 
 def is_lower_better(metric):
     """Latencies (*_ms), durations (seconds*), readahead corrections
-    (ra_*: thrashing, shrunk or deferred windows) and refaults improve when
-    they shrink."""
+    (ra_*: thrashing, shrunk or deferred windows), refaults and bytes read
+    from the disk per byte used improve when they shrink."""
     return (metric.endswith("_ms") or
-            metric.startswith(("seconds", "ra_", "workingset_refault")))
+            metric.startswith(("seconds", "ra_", "workingset_refault",
+                               "read_amplification")))
 
 
 def better_arrow(metric):

@@ -617,6 +617,20 @@ class ReadaheadCounters(unittest.TestCase):
         self.assertNotIn("disk_read_req_kib", collect.metrics_of(
             "fileset-cached", "{}\ndisk_reads 0 0\n"))
 
+    def test_read_amplification(self):
+        fio = {"jobs": [{"jobname": "reader", "read": {
+            "io_bytes": 2 << 20, "bw": 100, "lat_ns": {}}}] * 2}
+        # 8192 sectors (4 MiB) read by the disk for 2 x 2 MiB read by fio.
+        text = json.dumps(fio) + "\ndisk_reads 64 8192\n"
+        metrics = collect.metrics_of("mmap-randread", text)
+        self.assertEqual(metrics["read_amplification"], 1.0)
+        text = json.dumps(fio) + "\ndisk_reads 64 16384\n"
+        metrics = collect.metrics_of("mmap-randread", text)
+        self.assertEqual(metrics["read_amplification"], 2.0)
+        self.assertTrue(report.is_lower_better("read_amplification"))
+        self.assertNotIn("read_amplification", collect.metrics_of(
+            "mmap-randread", json.dumps(fio)))
+
     def test_deltas_become_metrics(self):
         fio = {"jobs": [{"jobname": "reader", "read": {
             "io_bytes": 4096, "bw": 100, "iops": 25,
