@@ -37,14 +37,16 @@
  * disks too, which were not measured apart.  A read_ahead_kb that an
  * administrator or a udev rule wrote is the limit, as for the stock
  * algorithm, and read_ahead_kb of 0 still turns readahead off.  Nor does
- * a window grow past 1/64 of the memory that is available to the reader
+ * a window grow past 1/64 of the memory its reader's page cache can take
  * (sixteen streams with two windows each then hold at most half of it), or
- * 1/256 of it while many streams compete (below).  That is the machine's
- * available memory, and no more than the tightest memory.max or
- * memory.high of the reader's memory cgroup and those above it: the limit,
- * not what is left under it, as the group's page cache makes room by
- * reclaim.  A stream whose pages reclaim takes before use also shrinks its
- * own windows (thrashing, below).
+ * 1/256 of it while many streams compete (below).  That is the memory the
+ * machine has available, and no more than the memory cgroup the page
+ * cache is charged to has room for: its file pages and its headroom under
+ * the tightest memory.max or memory.high of it and the groups above it
+ * (memory.limit_in_bytes on cgroup v1).  The windows that follow an mmap
+ * read-around do not grow past read_ahead_kb: the read-around guessed at
+ * locality around a fault, and is no stream.  A stream whose pages reclaim
+ * takes before use also shrinks its own windows (thrashing, below).
  *
  * Cache hits: pages of a window that are already cached are not read, and
  * the window keeps its size and its end, where the next window starts.
