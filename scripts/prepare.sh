@@ -151,7 +151,7 @@ record_stamps()
 # time now: make rebuilds what changed and nothing else.
 restore_stamps()
 {
-	local f sum mtime
+	local f sum mtime old
 	local -A was
 	while read -r sum mtime f; do
 		was[$f]="$sum $mtime"
@@ -159,8 +159,9 @@ restore_stamps()
 	while read -r f; do
 		[ -n "$f" ] && [ -e "$TREE/$f" ] || continue
 		sum=$(sha256sum <"$TREE/$f" | cut -d' ' -f1)
-		if [ "${was[$f]%% *}" = "$sum" ]; then
-			touch -d "@${was[$f]#* }" "$TREE/$f"
+		old=${was[$f]:-}
+		if [ "${old%% *}" = "$sum" ]; then
+			touch -d "@${old#* }" "$TREE/$f"
 		else
 			touch "$TREE/$f"
 		fi
