@@ -140,3 +140,39 @@ progress()
 		n % every == 0 { printf "    [%s] %d steps, now: %s\n", what, n, last; fflush() }
 		END { printf "    [%s] done, %d steps\n", what, n }' >&2
 }
+
+# Record the content and mtime of the files of tree $1 named on stdin, as
+# "sha256 mtime path" lines in file $2.
+record_stamps()
+{
+	local f
+	while read -r f; do
+		[ -n "$f" ] && [ -f "$1/$f" ] || continue
+		printf '%s %s %s\n' "$(sha256sum <"$1/$f" | cut -d' ' -f1)" \
+			"$(stat -c %.9Y "$1/$f")" "$f"
+	done >"$2"
+}
+
+# Give the files of tree $1 named on stdin whose content is as file $2
+# recorded their recorded mtime, and every other one the time now: after
+# quilt took patches off and put them on again, make rebuilds what changed
+# and nothing else.  Removes $2.
+restore_stamps()
+{
+	local f sum mtime old
+	local -A was
+	while read -r sum mtime f; do
+		was[$f]="$sum $mtime"
+	done <"$2"
+	while read -r f; do
+		[ -n "$f" ] && [ -e "$1/$f" ] || continue
+		sum=$(sha256sum <"$1/$f" | cut -d' ' -f1)
+		old=${was[$f]:-}
+		if [ "${old%% *}" = "$sum" ]; then
+			touch -d "@${old#* }" "$1/$f"
+		else
+			touch "$1/$f"
+		fi
+	done
+	rm -f "$2"
+}

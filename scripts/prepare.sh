@@ -8,6 +8,8 @@
 
 MANIFEST=$BUILD/added-files.list
 SERIES_STAMP=$BUILD/series.applied
+# Content and mtime of the series' files before it is taken off.
+STAMPS=$BUILD/series-files.stamps
 
 # Files the series adds, as "repo-path tree-path" pairs.
 added_files()
@@ -133,42 +135,6 @@ report_reject()
 	die "patch $patch does not apply to $LINUX_PKG $LINUX_PKG_VERSION"
 }
 
-# Content and mtime, before the series is taken off, of the files of the
-# tree named on stdin: "sha256 mtime path" lines in $STAMPS.
-STAMPS=$BUILD/series-files.stamps
-record_stamps()
-{
-	local f
-	while read -r f; do
-		[ -n "$f" ] && [ -f "$TREE/$f" ] || continue
-		printf '%s %s %s\n' "$(sha256sum <"$TREE/$f" | cut -d' ' -f1)" \
-			"$(stat -c %.9Y "$TREE/$f")" "$f"
-	done >"$STAMPS"
-}
-
-# After the series is applied again, give the files named on stdin whose
-# content is as recorded their recorded mtime, and every other one the
-# time now: make rebuilds what changed and nothing else.
-restore_stamps()
-{
-	local f sum mtime old
-	local -A was
-	while read -r sum mtime f; do
-		was[$f]="$sum $mtime"
-	done <"$STAMPS"
-	while read -r f; do
-		[ -n "$f" ] && [ -e "$TREE/$f" ] || continue
-		sum=$(sha256sum <"$TREE/$f" | cut -d' ' -f1)
-		old=${was[$f]:-}
-		if [ "${old%% *}" = "$sum" ]; then
-			touch -d "@${old#* }" "$TREE/$f"
-		else
-			touch "$TREE/$f"
-		fi
-	done
-	rm -f "$STAMPS"
-}
-
 apply_series()
 {
 	local hash touched
@@ -178,7 +144,7 @@ apply_series()
 		return 0
 
 	touched=$(applied_files)
-	record_stamps <<<"$touched"
+	record_stamps "$TREE" "$STAMPS" <<<"$touched"
 	rm -f "$SERIES_STAMP"
 	unapply_series
 	if [ -n "$(series_patches)" ]; then
@@ -191,7 +157,7 @@ apply_series()
 		die "quilt did not apply patches/series to $TREE"
 	# quilt pop restores old mtimes; make must still see every change.
 	touched+=$'\n'$(applied_files)
-	sort -u <<<"$touched" | restore_stamps
+	sort -u <<<"$touched" | restore_stamps "$TREE" "$STAMPS"
 	echo "$hash" >"$SERIES_STAMP"
 }
 
