@@ -43,10 +43,11 @@
  * machine has available, and no more than the memory cgroup the page
  * cache is charged to has room for: its file pages and its headroom under
  * the tightest memory.max or memory.high of it and the groups above it
- * (memory.limit_in_bytes on cgroup v1).  The windows that follow an mmap
- * read-around do not grow past read_ahead_kb: the read-around guessed at
- * locality around a fault, and is no stream.  A stream whose pages reclaim
- * takes before use also shrinks its own windows (thrashing, below).
+ * (memory.limit_in_bytes on cgroup v1).  The window that follows an mmap
+ * read-around does not grow past read_ahead_kb: the read-around guessed at
+ * locality around a fault, and is no stream; a reader that goes on to the
+ * next mark is.  A stream whose pages reclaim takes before use also
+ * shrinks its own windows (thrashing, below).
  *
  * Cache hits: pages of a window that are already cached are not read, and
  * the window keeps its size and its end, where the next window starts.
