@@ -43,10 +43,12 @@
  * machine has available, and no more than the memory cgroup the page
  * cache is charged to has room for: its file pages and its headroom under
  * the tightest memory.max or memory.high of it and the groups above it
- * (memory.limit_in_bytes on cgroup v1).  The window that follows an mmap
- * read-around does not grow past read_ahead_kb: the read-around guessed at
- * locality around a fault, and is no stream; a reader that goes on to the
- * next mark is.  A stream whose pages reclaim takes before use also
+ * (memory.limit_in_bytes on cgroup v1).  The window that follows the mark
+ * of a window a fault started (an mmap read-around, or a PMD fault's) does
+ * not grow past read_ahead_kb: the read-around guessed at locality around
+ * a fault, and is no stream; a reader that goes on to the mark of a window
+ * that grew is.  Nor does the window of a fault on a mark outside the
+ * stream's window.  A stream whose pages reclaim takes before use also
  * shrinks its own windows (thrashing, below).
  *
  * Cache hits: pages of a window that are already cached are not read, and
@@ -59,11 +61,12 @@
  * read to its middle.  There the window ahead is issued, congested or not,
  * so that the reader does not run out of pages and stall on it.  A congested
  * queue also means that many streams compete for the device and for
- * memory: windows issued then, and sync windows (which do not ask), take
- * the smaller memory share, so that sixty-four streams with two windows
- * each hold at most half of the available memory.  Queues of bio-based
- * devices (dm, md) are never congested, and async windows of interleaved
- * readers do not ask: theirs take the larger share.
+ * memory: windows issued then take the smaller memory share, so that
+ * sixty-four streams with two windows each hold at most half of the
+ * available memory.  So do windows that do not ask: sync windows, windows
+ * of interleaved readers and windows of page faults, which are not
+ * deferred either.  Queues of bio-based devices (dm, md) are never
+ * congested: their streams take the larger share.
  *
  * Continuation: when a reader going sequentially misses the page cache just
  * past its last window (the page of its mark was cached already, so no mark

@@ -28,7 +28,7 @@ words() { echo "$*" | tr ',' ' '; }
 cells() { awk '!/^#/ && NF { print $1 }' "$CELLS_CONF"; }
 
 # Field N of cell $1 (2 job, 3 seed, 4 profiles, 5 disk, 6 mem, 7 threads,
-# 8 bs, 9 secs, 10 quick threads).
+# 8 bs, 9 secs, 10 quick threads, 11 filesystem).
 cell_field() { awk -v c="$1" -v f="$2" '$1 == c { print $f }' "$CELLS_CONF"; }
 
 # Scheduler labels: every built scheduler, plus bfq without low_latency
@@ -129,10 +129,10 @@ cell_reps()
 	fi
 }
 
-# Write one plan file per boot group: $RUN/plan/<profile>_<disk>_<mem>.
+# Write one plan file per boot group: $RUN/plan/<profile>_<disk>_<mem>_<fs>.
 write_plans()
 {
-	local cell job profile profiles disk mem threads bs secs t rep s first
+	local cell job profile profiles disk mem threads bs secs fs t rep s first
 	TARGET_CELLS=$(python3 "$TOP/bench/report/report.py" --target-cells) ||
 		die "bench/report/report.py --target-cells failed"
 	mkdir -p "$RUN/plan"
@@ -144,6 +144,11 @@ write_plans()
 		threads=$(cell_field "$cell" 7)
 		bs=$(cell_field "$cell" 8)
 		secs=$(cell_field "$cell" 9)
+		fs=$(cell_field "$cell" 11)
+		case "$disk/$fs" in
+		nullb/-|*/ext4|*/xfs) ;;
+		*) die "cell $cell: filesystem '$fs' on $disk (valid: ext4, xfs; - on nullb)" ;;
+		esac
 		if [ "$QUICK" = 1 ]; then
 			threads=$(cell_field "$cell" 10)
 			[ "$threads" = - ] && continue
@@ -162,7 +167,7 @@ write_plans()
 						echo "$cell $job $t $bs $secs $s $rep"
 					done
 				done
-			done >>"$RUN/plan/${profile}_${disk}_${mem}"
+			done >>"$RUN/plan/${profile}_${disk}_${mem}_${fs}"
 		done
 	done
 	[ -n "$(ls "$RUN/plan")" ] || die "no cell matches CELLS/PROFILE/QUICK"
@@ -172,9 +177,9 @@ write_plans()
 # profile's nature (rotational or not) to the guest.
 check_plan_disks()
 {
-	local plan profile disk mem why
+	local plan profile disk mem fs why
 	for plan in "$RUN"/plan/*; do
-		IFS=_ read -r profile disk mem <<<"$(basename "$plan")"
+		IFS=_ read -r profile disk mem fs <<<"$(basename "$plan")"
 		[ "$disk" != nullb ] && why=$(rotational_conflict "$disk" "$profile") || continue
 		rm -rf "$RUN"
 		die "$why"
@@ -229,12 +234,12 @@ image_series()
 	fi
 }
 
-# meta_json PROFILE DISK MEM SERIES: a group's record of what it ran on.
+# meta_json PROFILE DISK MEM FS SERIES: a group's record of what it ran on.
 meta_json()
 {
-	printf '{"run": "%s", "kernel": "%s", "series": "%s", "profile": "%s", "disk": "%s", "mem_mib": %s, "model_replies": %s}' \
+	printf '{"run": "%s", "kernel": "%s", "series": "%s", "profile": "%s", "disk": "%s", "mem_mib": %s, "fs": "%s", "model_replies": %s}' \
 		"$(basename "$RUN")" "$(cat "$(obj_dir)/include/config/kernel.release")" \
-		"$4" "$1" "$2" "$3" "$(model_stats_json "$2")"
+		"$5" "$1" "$2" "$3" "$4" "$(model_stats_json "$2")"
 }
 
 seeds_json()
@@ -271,14 +276,14 @@ check_free_space()
 # Boot one group's guest with its plan and collect its results.
 run_group()
 {
-	local plan=$1 group profile disk mem out total status=0 kinds=() append
+	local plan=$1 group profile disk mem fs out total status=0 kinds=() append
 	local series
 	group=$(basename "$plan")
-	IFS=_ read -r profile disk mem <<<"$group"
+	IFS=_ read -r profile disk mem fs <<<"$group"
 	out=$LOGS/bench-$group.tap
 	total=$(wc -l <"$plan")
 	GROUP_SECS=$(plan_seconds "$plan")
-	say "[$((++GROUP_NO))/$NGROUPS] $profile on $disk, ${mem} MiB guest: $total measurements, about $GROUP_SECS s"
+	say "[$((++GROUP_NO))/$NGROUPS] $profile on $disk ($fs), ${mem} MiB guest: $total measurements, about $GROUP_SECS s"
 	append="quiet kunit.enable=0"
 	if [ "$disk" = nullb ]; then
 		append+=" null_blk.queue_mode=2 null_blk.submit_queues=2 null_blk.memory_backed=1 null_blk.gb=1"
@@ -287,6 +292,7 @@ run_group()
 		start_disk_model "$disk" "$profile"
 		# What the guest checks queue/rotational against.
 		append+=" iosched.rotational=$(model_rotational "$profile")"
+		append+=" iosched.fs=$fs"
 	fi
 	show_progress "$out" "$total" "$group" &
 	local progress=$!
@@ -303,7 +309,7 @@ run_group()
 	fi
 	"$TOP/scripts/splats.sh" "$LOGS/bench-$group.console" || status=1
 	local collect=(python3 "$TOP/bench/collect.py" "$out"
-		--meta "$(meta_json "$profile" "$disk" "$mem" "$series")" --seeds "$(seeds_json)")
+		--meta "$(meta_json "$profile" "$disk" "$mem" "$fs" "$series")" --seeds "$(seeds_json)")
 	if [ $status != 0 ]; then
 		touch "$RUN/INCOMPLETE"
 		collect+=(--incomplete)

@@ -390,7 +390,8 @@ def model_timing(records):
         stats = record.get("model_replies")
         if not isinstance(stats, dict) or not stats.get("replies"):
             continue
-        name = (f"{record.get('profile')} on {record.get('disk')}, "
+        fs = f" ({record['fs']})" if record.get("fs") else ""
+        name = (f"{record.get('profile')} on {record.get('disk')}{fs}, "
                 f"{record.get('mem_mib')} MiB")
         late_pct = 100.0 * stats.get("late", 0) / stats["replies"]
         groups[name] = {"replies": stats["replies"], "late_pct": late_pct,
@@ -491,6 +492,11 @@ RA_TARGETS = (
     ("R11", "seed002-seq16k", "hdd", (16, 64),
      (("reader_kbps", 1.5, RA_STOCK),)),
     ("R12", "seed002-seq16k", "hdd", (1,),
+     (("reader_kbps", 0.98, RA_STOCK),)),
+    # The same on XFS, which reads files into large folios.
+    ("R15", "seed002-seq16k-xfs", "hdd", (16, 64),
+     (("reader_kbps", 1.5, RA_STOCK),)),
+    ("R16", "seed002-seq16k-xfs", "hdd", (1,),
      (("reader_kbps", 0.98, RA_STOCK),)),
     ("R13", "seed002-cached", "hdd", None,
      (("reader_sys_per_gib_ms", 1.0, RA_STOCK),)),

@@ -38,11 +38,16 @@ check_rotational()
 	return 1
 }
 
+# The filesystem of the boot's cells (iosched.fs: ext4 or xfs) on disk $1.
 # Real mke2fs by full path: busybox's own has no ext4.
 make_filesystem()
 {
-	/sbin/mke2fs -F -q -t ext4 -E lazy_itable_init=0,lazy_journal_init=0 \
-		"/dev/$1" >&2 && mkdir -p "$MNT" && mount -t ext4 "/dev/$1" "$MNT"
+	fs=$(param fs)
+	case "${fs:=ext4}" in
+	ext4) /sbin/mke2fs -F -q -t ext4 -E lazy_itable_init=0,lazy_journal_init=0 "/dev/$1" ;;
+	xfs) /sbin/mkfs.xfs -f -q -K "/dev/$1" ;;
+	*) echo "bench: unknown filesystem '$fs'" >&2; false ;;
+	esac >&2 && mkdir -p "$MNT" && mount -t "$fs" "/dev/$1" "$MNT"
 }
 
 # The series' readahead knob: adaptive (the kernel's algorithm) or stock.
@@ -115,7 +120,7 @@ set_tunables()
 dev=$(bench_device) || { echo "bench: no device under test" >&2; exit 1; }
 [ -b "/dev/$dev" ] || { echo "bench: /dev/$dev is missing" >&2; exit 1; }
 if [ "$dev" != nullb0 ]; then
-	make_filesystem "$dev" || { echo "bench: cannot make ext4 on $dev" >&2; exit 1; }
+	make_filesystem "$dev" || { echo "bench: cannot make a filesystem on $dev" >&2; exit 1; }
 fi
 
 total=$(wc -l <"$PLAN")

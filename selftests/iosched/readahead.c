@@ -206,15 +206,22 @@ static int cached_pages(struct __test_metadata *_metadata, int fd, long page,
 	return cached;
 }
 
-/* Select @algorithm and start from an empty page cache for the device. */
-static void start_clean(struct __test_metadata *_metadata, int fd,
-			const char *algorithm)
+/* Select readahead @algorithm, for every file. */
+static void select_algorithm(struct __test_metadata *_metadata,
+			     const char *algorithm)
 {
 	char now[IOSCHED_NAME_LEN];
 
 	ASSERT_EQ(0, iosched_write_str(IOSCHED_RA_KNOB, algorithm));
 	ASSERT_EQ(0, iosched_read_attr(IOSCHED_RA_KNOB, now, sizeof(now)));
 	ASSERT_STREQ(algorithm, now);
+}
+
+/* Select @algorithm and start from an empty page cache for the device. */
+static void start_clean(struct __test_metadata *_metadata, int fd,
+			const char *algorithm)
+{
+	select_algorithm(_metadata, algorithm);
 	ASSERT_EQ(0, posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED));
 }
 
@@ -1072,6 +1079,261 @@ TEST_F_TIMEOUT(fresh, sequential_mmap_reader_grows_past_read_ahead_kb,
 	       seen.nr, seen.largest, self->disk.ra_pages);
 	EXPECT_LT(self->disk.ra_pages, seen.largest)
 		TH_LOG("a sequential mmap reader's windows did not grow");
+}
+
+/*
+ * A file on a filesystem made on a memory-backed null_blk disk whose
+ * read_ahead_kb nobody wrote, taking requests of up to FRESH_MAX_SECTORS:
+ * ext4 reads files into order-0 folios, XFS into large folios
+ * (page_cache_ra_order()), the path block devices and ext4 do not take.
+ */
+#define FS_DISK		"rafs"
+#define FS_DISK_MIB	"512"	/* mkfs.xfs refuses less than 300 MiB */
+#define FS_FILE_MIB	16
+/* Percentages of the file's pages cached at random before it is read. */
+static const int partial_percent[] = { 1, 5 };
+
+/* The file, once made; in pages: its disk's read_ahead_kb, largest request */
+struct fs_file {
+	char mnt[32];
+	char path[64];
+	bool made;
+	bool mounted;
+	long page;
+	unsigned long ra_pages;
+	unsigned long io_pages;
+};
+
+FIXTURE(fsfile) {
+	char initial[IOSCHED_NAME_LEN];
+	struct fs_file file;
+};
+
+FIXTURE_VARIANT(fsfile) {
+	const char *fs;
+	const char *mkfs;	/* the command, run with the device appended */
+};
+
+FIXTURE_VARIANT_ADD(fsfile, ext4) {
+	.fs = "ext4",
+	.mkfs = "/sbin/mke2fs -q -F -t ext4 -E lazy_itable_init=0,lazy_journal_init=0,nodiscard",
+};
+
+FIXTURE_VARIANT_ADD(fsfile, xfs) {
+	.fs = "xfs",
+	.mkfs = "/sbin/mkfs.xfs -q -f -K",
+};
+
+/* As fresh's: the test makes the disk and the filesystem. */
+FIXTURE_SETUP(fsfile)
+{
+	char mkfs[PATH_MAX];
+
+	snprintf(mkfs, sizeof(mkfs), "%s", variant->mkfs);
+	*strchrnul(mkfs, ' ') = '\0';
+	if (access(mkfs, X_OK))
+		SKIP(return, "no %s for %s", mkfs, variant->fs);
+	if (!iosched_nullb_available())
+		SKIP(return, "no null_blk in configfs (CONFIG_BLK_DEV_NULL_BLK)");
+	if (!access(IOSCHED_NULLB_DIR "/" FS_DISK, F_OK))
+		SKIP(return, "%s is in use: another run, or one that crashed",
+		     FS_DISK);
+	iosched_mount_debugfs();
+	ASSERT_EQ(0, iosched_read_attr(IOSCHED_RA_KNOB, self->initial,
+				       sizeof(self->initial)));
+	self->file.page = sysconf(_SC_PAGESIZE);
+}
+
+FIXTURE_TEARDOWN(fsfile)
+{
+	if (self->file.mounted)
+		umount(self->file.mnt);
+	if (self->file.mnt[0])
+		rmdir(self->file.mnt);
+	if (self->file.made)
+		iosched_nullb_remove(FS_DISK);
+	if (self->initial[0])
+		iosched_write_str(IOSCHED_RA_KNOB, self->initial);
+}
+
+/*
+ * Make the disk and the filesystem, and write the file (FS_FILE_MIB MiB)
+ * to it: on the disk, not in the page cache, when this returns.
+ */
+static void make_fs_file(struct __test_metadata *_metadata,
+			 struct fs_file *f, const char *fs, const char *mkfs)
+{
+	static const char *const settings[][2] = {
+		{ "size", FS_DISK_MIB }, { "blocksize", "4096" },
+		{ "memory_backed", "1" }, { "max_sectors", FRESH_MAX_SECTORS },
+	};
+	char cmd[PATH_MAX], *buf = malloc(1 << 20);
+	int fd, i;
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, iosched_nullb_make(FS_DISK, settings,
+					ARRAY_SIZE(settings), &f->made))
+		TH_LOG("cannot make null_blk disk %s: %s", FS_DISK,
+		       strerror(errno));
+	f->ra_pages = queue_attr_kb(FS_DISK, "read_ahead_kb") * 1024 /
+			 f->page;
+	f->io_pages = queue_attr_kb(FS_DISK, "max_sectors_kb") * 1024 /
+			 f->page;
+	ASSERT_LT(f->ra_pages, f->io_pages);
+	snprintf(cmd, sizeof(cmd), "%s /dev/%s >&2", mkfs, FS_DISK);
+	ASSERT_EQ(0, system(cmd)) TH_LOG("%s failed", cmd);
+	snprintf(f->mnt, sizeof(f->mnt), "/tmp/ra-fs-XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(f->mnt));
+	ASSERT_EQ(0, mount("/dev/" FS_DISK, f->mnt, fs, 0, NULL))
+		TH_LOG("cannot mount %s: %s", fs, strerror(errno));
+	f->mounted = true;
+	snprintf(f->path, sizeof(f->path), "%s/file", f->mnt);
+	fd = open(f->path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ASSERT_LE(0, fd);
+	for (i = 0; i < FS_FILE_MIB; i++) {
+		memset(buf, i + 1, 1 << 20);
+		ASSERT_EQ(1 << 20, write(fd, buf, 1 << 20));
+	}
+	free(buf);
+	ASSERT_EQ(0, fsync(fd));
+	ASSERT_EQ(0, posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED));
+	close(fd);
+}
+
+/* Read requests the disk completed so far (the first field of its stat). */
+static unsigned long disk_reads(struct __test_metadata *_metadata,
+				const char *disk)
+{
+	char path[PATH_MAX], stat[256];
+
+	snprintf(path, sizeof(path), "/sys/block/%s/stat", disk);
+	ASSERT_EQ(0, iosched_read_attr(path, stat, sizeof(stat)));
+	return strtoul(stat, NULL, 10);
+}
+
+/*
+ * Empty the file's page cache, then read @percent % of its pages into it
+ * at random (each page once, at most; POSIX_FADV_RANDOM, so nothing is
+ * read ahead).  Returns the runs of consecutive cached pages there are.
+ */
+static int cache_at_random(struct __test_metadata *_metadata,
+			   const char *path, long page, int percent)
+{
+	long i, nr = ((off_t)FS_FILE_MIB << 20) / page;
+	unsigned char *vec = calloc(nr, 1);
+	int runs = 0, fd = open(path, O_RDONLY);
+	char *buf = malloc(page);
+	void *map;
+
+	ASSERT_NE(NULL, vec);
+	ASSERT_NE(NULL, buf);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED));
+	ASSERT_EQ(0, posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM));
+	srand(percent);
+	for (i = 0; i < nr * percent / 100; i++)
+		ASSERT_EQ(page, pread(fd, buf, page, (off_t)(rand() % nr) * page));
+	map = mmap(NULL, (size_t)nr * page, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	ASSERT_EQ(0, mincore(map, (size_t)nr * page, vec));
+	munmap(map, (size_t)nr * page);
+	for (i = 0; i < nr; i++)
+		runs += (vec[i] & 1) && (!i || !(vec[i - 1] & 1));
+	close(fd);
+	free(buf);
+	free(vec);
+	return runs;
+}
+
+/* Read the whole file once, READ_SIZE at a time; the disk's read requests. */
+static unsigned long read_fs_file(struct __test_metadata *_metadata,
+				  const char *path)
+{
+	unsigned long before = disk_reads(_metadata, FS_DISK);
+	int fd = open(path, O_RDONLY);
+	char *buf = malloc(READ_SIZE);
+	off_t off;
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_LE(0, fd);
+	for (off = 0; off < (off_t)FS_FILE_MIB << 20; off += READ_SIZE)
+		ASSERT_EQ(READ_SIZE, pread(fd, buf, READ_SIZE, off));
+	close(fd);
+	free(buf);
+	return disk_reads(_metadata, FS_DISK) - before;
+}
+
+/*
+ * A sequential reader of a file, on ext4 and on XFS, gets windows that
+ * grow past the read_ahead_kb nobody wrote, none larger than the disk's
+ * largest request and none with more pages ahead of the reader than it
+ * has.
+ */
+TEST_F_TIMEOUT(fsfile, file_windows_grow_within_the_maximum,
+	       THRASH_TIMEOUT_S)
+{
+	struct ra_windows seen;
+	struct stat st;
+
+	make_fs_file(_metadata, &self->file, variant->fs, variant->mkfs);
+	ASSERT_EQ(0, stat(self->file.path, &st));
+	select_algorithm(_metadata, "adaptive");
+	if (ra_trace_start()) {
+		ra_trace_stop();
+		SKIP(return, NO_TRACE);
+	}
+	read_fs_file(_metadata, self->file.path);
+	ra_trace_stop();
+	ra_trace_check(_metadata, st.st_ino, 0,
+		       ((off_t)FS_FILE_MIB << 20) / self->file.page,
+		       self->file.io_pages, true, &seen);
+	TH_LOG("%s: %d windows traced, the largest %u pages", variant->fs,
+	       seen.nr, seen.largest);
+	TH_LOG("read_ahead_kb %lu pages, largest request %lu pages",
+	       self->file.ra_pages, self->file.io_pages);
+	EXPECT_LT(1, seen.nr) TH_LOG("the reader's windows were not traced");
+	EXPECT_LT(self->file.ra_pages, seen.largest)
+		TH_LOG("no window grew past read_ahead_kb");
+}
+
+/*
+ * A sequential reader of a file with a few of its pages cached at random
+ * keeps its stream: a cached page splits a window's I/O in two, and costs
+ * no more.  So the disk reads the file in no more requests than it does
+ * uncached, plus one for each run of cached pages.  (The stock algorithm's
+ * figures are logged beside: it loses the stream where a cached page
+ * carries the window's mark.)
+ */
+TEST_F_TIMEOUT(fsfile, partly_cached_file_keeps_its_stream, THRASH_TIMEOUT_S)
+{
+	unsigned long uncached[ARRAY_SIZE(algorithms)];
+	unsigned long reqs[ARRAY_SIZE(algorithms)];
+	unsigned int a, p;
+	int runs = 0;
+
+	make_fs_file(_metadata, &self->file, variant->fs, variant->mkfs);
+	for (a = 0; a < ARRAY_SIZE(algorithms); a++) {
+		select_algorithm(_metadata, algorithms[a]);
+		cache_at_random(_metadata, self->file.path, self->file.page, 0);
+		uncached[a] = read_fs_file(_metadata, self->file.path);
+		TH_LOG("%s, %s: %lu read requests for the uncached file",
+		       variant->fs, algorithms[a], uncached[a]);
+	}
+	for (p = 0; p < ARRAY_SIZE(partial_percent); p++) {
+		for (a = 0; a < ARRAY_SIZE(algorithms); a++) {
+			select_algorithm(_metadata, algorithms[a]);
+			/* The same pages for both: the seed is the percentage. */
+			runs = cache_at_random(_metadata, self->file.path,
+					       self->file.page, partial_percent[p]);
+			reqs[a] = read_fs_file(_metadata, self->file.path);
+			TH_LOG("%s, %s, %d%% cached (%d runs): %lu read requests",
+			       variant->fs, algorithms[a], partial_percent[p],
+			       runs, reqs[a]);
+		}
+		EXPECT_GE(uncached[1] + runs, reqs[1])
+			TH_LOG("%d%% cached: the adaptive reader lost its stream",
+			       partial_percent[p]);
+	}
 }
 
 /* A load that keeps twice nr_requests direct reads queued on the disk. */
