@@ -803,6 +803,25 @@ struct fresh_disk {
 	unsigned long io_pages;
 };
 
+/*
+ * Why a test cannot make null_blk disk @name, or NULL if it can: null_blk
+ * is in configfs, and no disk of that name is left from another run.
+ */
+static const char *nullb_unavailable(const char *name)
+{
+	static char why[128];
+	char path[PATH_MAX];
+
+	if (!iosched_nullb_available())
+		return "no null_blk in configfs (CONFIG_BLK_DEV_NULL_BLK)";
+	snprintf(path, sizeof(path), IOSCHED_NULLB_DIR "/%s", name);
+	if (access(path, F_OK))
+		return NULL;
+	snprintf(why, sizeof(why),
+		 "%s is in use: another run, or one that crashed", name);
+	return why;
+}
+
 FIXTURE(fresh) {
 	char initial[IOSCHED_NAME_LEN];
 	struct fresh_disk disk;
@@ -815,12 +834,11 @@ FIXTURE(fresh) {
  */
 FIXTURE_SETUP(fresh)
 {
+	const char *why = nullb_unavailable(FRESH_DISK);
+
 	self->disk.fd = -1;
-	if (!iosched_nullb_available())
-		SKIP(return, "no null_blk in configfs (CONFIG_BLK_DEV_NULL_BLK)");
-	if (!access(IOSCHED_NULLB_DIR "/" FRESH_DISK, F_OK))
-		SKIP(return, "%s is in use: another run, or one that crashed",
-		     FRESH_DISK);
+	if (why)
+		SKIP(return, "%s", why);
 	iosched_mount_debugfs();
 	ASSERT_EQ(0, iosched_read_attr(IOSCHED_RA_KNOB, self->initial,
 				       sizeof(self->initial)));
@@ -1127,17 +1145,15 @@ FIXTURE_VARIANT_ADD(fsfile, xfs) {
 /* As fresh's: the test makes the disk and the filesystem. */
 FIXTURE_SETUP(fsfile)
 {
+	const char *why = nullb_unavailable(FS_DISK);
 	char mkfs[PATH_MAX];
 
 	snprintf(mkfs, sizeof(mkfs), "%s", variant->mkfs);
 	*strchrnul(mkfs, ' ') = '\0';
 	if (access(mkfs, X_OK))
 		SKIP(return, "no %s for %s", mkfs, variant->fs);
-	if (!iosched_nullb_available())
-		SKIP(return, "no null_blk in configfs (CONFIG_BLK_DEV_NULL_BLK)");
-	if (!access(IOSCHED_NULLB_DIR "/" FS_DISK, F_OK))
-		SKIP(return, "%s is in use: another run, or one that crashed",
-		     FS_DISK);
+	if (why)
+		SKIP(return, "%s", why);
 	iosched_mount_debugfs();
 	ASSERT_EQ(0, iosched_read_attr(IOSCHED_RA_KNOB, self->initial,
 				       sizeof(self->initial)));
