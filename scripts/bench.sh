@@ -129,6 +129,13 @@ cell_reps()
 	fi
 }
 
+# Die, leaving no run behind: a rerun starts afresh.
+abandon_run()
+{
+	rm -rf "$RUN"
+	die "$1"
+}
+
 # Write one plan file per boot group: $RUN/plan/<profile>_<disk>_<mem>_<fs>.
 write_plans()
 {
@@ -147,7 +154,7 @@ write_plans()
 		fs=$(cell_field "$cell" 11)
 		case "$disk/$fs" in
 		nullb/-|*/ext4|*/xfs) ;;
-		*) die "cell $cell: filesystem '$fs' on $disk (valid: ext4, xfs; - on nullb)" ;;
+		*) abandon_run "cell $cell: filesystem '$fs' on $disk (valid: ext4, xfs; - on nullb)" ;;
 		esac
 		if [ "$QUICK" = 1 ]; then
 			threads=$(cell_field "$cell" 10)
@@ -170,7 +177,7 @@ write_plans()
 			done >>"$RUN/plan/${profile}_${disk}_${mem}_${fs}"
 		done
 	done
-	[ -n "$(ls "$RUN/plan")" ] || die "no cell matches CELLS/PROFILE/QUICK"
+	[ -n "$(ls "$RUN/plan")" ] || abandon_run "no cell matches CELLS/PROFILE/QUICK"
 }
 
 # Die, leaving no run behind, if a group's disk kind cannot report its
@@ -181,8 +188,7 @@ check_plan_disks()
 	for plan in "$RUN"/plan/*; do
 		IFS=_ read -r profile disk mem fs <<<"$(basename "$plan")"
 		[ "$disk" != nullb ] && why=$(rotational_conflict "$disk" "$profile") || continue
-		rm -rf "$RUN"
-		die "$why"
+		abandon_run "$why"
 	done
 }
 
