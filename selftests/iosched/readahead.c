@@ -856,6 +856,24 @@ FIXTURE_TEARDOWN(fresh)
 		iosched_write_str(IOSCHED_RA_KNOB, self->initial);
 }
 
+/*
+ * @disk's read_ahead_kb and largest request, in pages of @page bytes: the
+ * disks the tests make take larger requests than read_ahead_kb.
+ */
+static void made_disk_sizes(struct __test_metadata *_metadata,
+			    const char *disk, long page,
+			    unsigned long *ra_pages, unsigned long *io_pages)
+{
+	long ra_kb = queue_attr_kb(disk, "read_ahead_kb");
+	long io_kb = queue_attr_kb(disk, "max_sectors_kb");
+
+	ASSERT_LE(0, ra_kb);
+	ASSERT_LE(0, io_kb);
+	*ra_pages = ra_kb * 1024 / page;
+	*io_pages = io_kb * 1024 / page;
+	ASSERT_LT(*ra_pages, *io_pages);
+}
+
 /* Make the fresh disk, and open it. */
 static void make_fresh_disk(struct __test_metadata *_metadata,
 			    struct fresh_disk *d)
@@ -872,12 +890,9 @@ static void make_fresh_disk(struct __test_metadata *_metadata,
 	d->fd = open("/dev/" FRESH_DISK, O_RDONLY);
 	ASSERT_LE(0, d->fd);
 	d->ino = disk_ino(_metadata, d->fd);
-	d->ra_pages = queue_attr_kb(FRESH_DISK, "read_ahead_kb") * 1024 /
-		      d->page;
-	d->io_pages = queue_attr_kb(FRESH_DISK, "max_sectors_kb") * 1024 /
-		      d->page;
+	made_disk_sizes(_metadata, FRESH_DISK, d->page, &d->ra_pages,
+			&d->io_pages);
 	ASSERT_EQ(atol(FRESH_MAX_SECTORS) * 512 / d->page, d->io_pages);
-	ASSERT_LT(d->ra_pages, d->io_pages);
 }
 
 /* Read [@off, @off + @mib MiB) of @fd, a MiB at a time. */
@@ -1191,11 +1206,8 @@ static void make_fs_file(struct __test_metadata *_metadata,
 					ARRAY_SIZE(settings), &f->made))
 		TH_LOG("cannot make null_blk disk %s: %s", FS_DISK,
 		       strerror(errno));
-	f->ra_pages = queue_attr_kb(FS_DISK, "read_ahead_kb") * 1024 /
-			 f->page;
-	f->io_pages = queue_attr_kb(FS_DISK, "max_sectors_kb") * 1024 /
-			 f->page;
-	ASSERT_LT(f->ra_pages, f->io_pages);
+	made_disk_sizes(_metadata, FS_DISK, f->page, &f->ra_pages,
+			&f->io_pages);
 	snprintf(cmd, sizeof(cmd), "%s /dev/%s >&2", mkfs, FS_DISK);
 	ASSERT_EQ(0, system(cmd)) TH_LOG("%s failed", cmd);
 	snprintf(f->mnt, sizeof(f->mnt), "/tmp/ra-fs-XXXXXX");
