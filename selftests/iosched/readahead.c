@@ -11,9 +11,13 @@
  * that was written is the largest window and survives limit updates, while
  * on a fresh null_blk disk whose read_ahead_kb nobody wrote windows grow
  * past it, within a share of the reader's memory cgroup; the queue
- * reports read congestion under a saturating load and clears it after; no
- * window the readahead_window tracepoint shows is larger than the device
- * allows or has more pages ahead of the reader than it has.
+ * reports read congestion under a saturating load and clears it after,
+ * and on null_blk disks whose requests complete slowly it reports only
+ * its own congestion: not that of a disk it shares tags with, not that of
+ * its other hardware queue to a reader on this one, not that of writers
+ * waiting for tags; no window the readahead_window tracepoint shows is
+ * larger than the device allows or has more pages ahead of the reader
+ * than it has.
  *
  * Environment: IOSCHED_DISK, the disk under test (e.g. "sda").
  */
@@ -21,6 +25,7 @@
 #include <linux/aio_abi.h>
 #include <linux/fs.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
@@ -541,6 +546,7 @@ static void ra_trace_stop(void)
 struct ra_windows {
 	int nr;			/* windows traced; -1: the trace is unreadable */
 	int thrashed;		/* of them, cut by thrashing */
+	int deferred;		/* of them, deferred on a congested queue */
 	unsigned int largest;	/* pages in the largest */
 };
 
@@ -595,6 +601,7 @@ static void ra_trace_check(struct __test_metadata *_metadata,
 			continue;
 		seen->nr++;
 		seen->thrashed += !strcmp(decision, "thrash");
+		seen->deferred += !strcmp(decision, "deferred");
 		if (size > seen->largest)
 			seen->largest = size;
 		EXPECT_GE(max_pages, size)
@@ -1364,11 +1371,17 @@ TEST_F_TIMEOUT(fsfile, partly_cached_file_keeps_its_stream, THRASH_TIMEOUT_S)
 	}
 }
 
-/* A load that keeps twice nr_requests direct reads queued on the disk. */
+/*
+ * A load that keeps @depth direct 4 KiB reads (or writes) queued on the
+ * disk, submitted from @cpu (or any CPU, -1): more than the queue holds,
+ * so that it stays full.
+ */
 struct saturating_load {
 	int fd;
 	unsigned int depth;
 	off_t size;
+	bool write;
+	int cpu;
 	bool stop;	/* set by the test, read by the load */
 	int error;	/* set by the load, read by the test */
 };
@@ -1376,6 +1389,19 @@ struct saturating_load {
 static void load_failed(struct saturating_load *load, int error)
 {
 	__atomic_store_n(&load->error, error, __ATOMIC_RELAXED);
+}
+
+/* Run the calling thread on @cpu only (-1: on any); 0 or -1, errno set. */
+static int pin_to_cpu(int cpu)
+{
+	cpu_set_t set;
+	int i;
+
+	CPU_ZERO(&set);
+	for (i = 0; i < CPU_SETSIZE; i++)
+		if (cpu < 0 || i == cpu)
+			CPU_SET(i, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
 }
 
 static void *saturate(void *arg)
@@ -1391,28 +1417,38 @@ static void *saturate(void *arg)
 
 	if (!iocbs || !ptrs || !events ||
 	    posix_memalign((void **)&bufs, 4096, (size_t)load->depth * 4096) ||
+	    (load->cpu >= 0 && pin_to_cpu(load->cpu)) ||
 	    syscall(__NR_io_setup, load->depth, &ctx)) {
 		load_failed(load, errno ?: ENOMEM);
 		goto out;
 	}
 	for (i = 0; i < load->depth; i++) {
 		iocbs[i].aio_fildes = load->fd;
-		iocbs[i].aio_lio_opcode = IOCB_CMD_PREAD;
+		iocbs[i].aio_lio_opcode = load->write ? IOCB_CMD_PWRITE :
+							IOCB_CMD_PREAD;
 		iocbs[i].aio_buf = (unsigned long)(bufs + (size_t)i * 4096);
 		iocbs[i].aio_nbytes = 4096;
 		ptrs[i] = &iocbs[i];
 	}
+	/* Keep them all queued: each one that completes goes again. */
+	n = load->depth;
 	while (!__atomic_load_n(&load->stop, __ATOMIC_RELAXED)) {
-		for (i = 0; i < load->depth; i++)
-			iocbs[i].aio_offset = (off_t)(rand() % blocks) * 4096;
-		n = syscall(__NR_io_submit, ctx, load->depth, ptrs);
-		if (n != load->depth) {
-			load_failed(load, n < 0 ? errno : EIO);
-			break;
-		}
-		if (syscall(__NR_io_getevents, ctx, n, n, events, NULL) != n) {
+		for (i = 0; i < n; i++)
+			ptrs[i]->aio_offset = (off_t)(rand() % blocks) * 4096;
+		if (syscall(__NR_io_submit, ctx, n, ptrs) != n) {
 			load_failed(load, errno ?: EIO);
 			break;
+		}
+		n = syscall(__NR_io_getevents, ctx, 1, load->depth, events,
+			    NULL);
+		if (n < 1) {
+			load_failed(load, errno ?: EIO);
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			if (events[i].res < 0)
+				load_failed(load, -events[i].res);
+			ptrs[i] = (struct iocb *)(unsigned long)events[i].obj;
 		}
 	}
 	syscall(__NR_io_destroy, ctx);
@@ -1424,22 +1460,127 @@ out:
 	return NULL;
 }
 
-static int read_congested(const char *path)
+/* queue/read_congested of @disk: 0 or 1, or -1 if it cannot be read. */
+static int read_congested(const char *disk)
 {
-	char buf[8];
+	char path[PATH_MAX], buf[8];
 
+	iosched_queue_attr(disk, "read_congested", path, sizeof(path));
 	if (iosched_read_attr(path, buf, sizeof(buf)))
 		return -1;
 	return atoi(buf);
 }
 
+#define WATCH_ROUNDS	400	/* samples of read_congested, 5 ms apart */
+
+/*
+ * A field of the normal tags in @disk's hardware queue 0's scheduler tags
+ * (blk-mq debugfs, sched_tags: depth, busy, ...), or -1.
+ */
+static long sched_tags_field(const char *disk, const char *field)
+{
+	char path[PATH_MAX], line[256];
+	size_t len = strlen(field);
+	long value = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path),
+		 IOSCHED_DEBUGFS "/block/%s/hctx0/sched_tags", disk);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	/* The normal tags come first, then the reserved ones. */
+	while (value < 0 && fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, len) && line[len] == '=')
+			value = atol(line + len + 1);
+	fclose(f);
+	return value;
+}
+
+/* Whether blk-mq debugfs file @file of @disk mentions @word. */
+static bool debugfs_has(const char *disk, const char *file, const char *word)
+{
+	char path[PATH_MAX], buf[512];
+
+	snprintf(path, sizeof(path), IOSCHED_DEBUGFS "/block/%s/%s", disk,
+		 file);
+	if (iosched_read_attr(path, buf, sizeof(buf)))
+		return false;
+	return strstr(buf, word);
+}
+
+/* What watch_read_congested() saw while a load ran. */
+struct congestion_watch {
+	int seen[2];	/* read_congested of each disk was ever 1 */
+	bool stored;	/* disks[0]'s debugfs state ever said READ_CONGESTED */
+	long busiest;	/* most scheduler tags disks[0] had taken, or -1 */
+};
+
+/*
+ * Sample read_congested of the @n (at most two) disks in @disks while
+ * @load runs, WATCH_ROUNDS times, and the first disk's debugfs state and
+ * scheduler tags.  Stops early if the load fails; returns -1 if
+ * read_congested could not be read.
+ */
+static int watch_read_congested(struct saturating_load *load,
+				const char *const *disks, int n,
+				struct congestion_watch *w)
+{
+	struct timespec tick = { 0, 5 * 1000 * 1000 };
+	int i, d, state;
+	long busy;
+
+	memset(w, 0, sizeof(*w));
+	w->busiest = -1;
+	for (i = 0; i < WATCH_ROUNDS; i++) {
+		if (__atomic_load_n(&load->error, __ATOMIC_RELAXED))
+			break;
+		for (d = 0; d < n; d++) {
+			state = read_congested(disks[d]);
+			if (state < 0)
+				return -1;
+			w->seen[d] |= state;
+		}
+		w->stored |= debugfs_has(disks[0], "state", "READ_CONGESTED") ||
+			     debugfs_has(disks[0], "hctx0/state",
+					 "READ_CONGESTED");
+		busy = sched_tags_field(disks[0], "busy");
+		if (busy > w->busiest)
+			w->busiest = busy;
+		nanosleep(&tick, NULL);
+	}
+	return 0;
+}
+
+/* Stop @load, and assert it ran without an error. */
+static void stop_load(struct __test_metadata *_metadata,
+		      struct saturating_load *load, pthread_t thread)
+{
+	__atomic_store_n(&load->stop, true, __ATOMIC_RELAXED);
+	pthread_join(thread, NULL);
+	close(load->fd);
+	ASSERT_EQ(0, load->error) TH_LOG("the load failed: %s",
+					 strerror(load->error));
+}
+
+/* Open /dev/@disk for @load, direct. */
+static void open_load(struct __test_metadata *_metadata,
+		      struct saturating_load *load, const char *disk)
+{
+	char dev[PATH_MAX];
+
+	snprintf(dev, sizeof(dev), "/dev/%s", disk);
+	load->fd = open(dev, (load->write ? O_WRONLY : O_RDONLY) | O_DIRECT);
+	ASSERT_LE(0, load->fd);
+}
+
 /* Saturated, the queue reports read congestion; drained, it clears it. */
 TEST_F(ra, congestion_reported_and_cleared)
 {
-	struct saturating_load load = { .size = self->size };
-	struct timespec tick = { 0, 5 * 1000 * 1000 };
-	char path[PATH_MAX], dev[PATH_MAX], nr[16];
-	int i, seen = 0, state;
+	struct saturating_load load = { .size = self->size, .cpu = -1 };
+	const char *disk = self->disk;
+	char path[PATH_MAX], nr[16];
+	struct congestion_watch watch;
 	pthread_t thread;
 
 	/*
@@ -1456,29 +1597,290 @@ TEST_F(ra, congestion_reported_and_cleared)
 					    sizeof(self->nr_requests)));
 	ASSERT_EQ(0, iosched_read_attr(path, nr, sizeof(nr)));
 	load.depth = 2 * atoi(nr) + 8;
-	iosched_queue_attr(self->disk, "read_congested", path, sizeof(path));
-	snprintf(dev, sizeof(dev), "/dev/%s", self->disk);
-	load.fd = open(dev, O_RDONLY | O_DIRECT);
-	ASSERT_LE(0, load.fd);
+	open_load(_metadata, &load, self->disk);
 
-	EXPECT_EQ(0, read_congested(path)) TH_LOG("congested while idle");
+	EXPECT_EQ(0, read_congested(self->disk)) TH_LOG("congested while idle");
 	ASSERT_EQ(0, pthread_create(&thread, NULL, saturate, &load));
-	for (i = 0; i < 400 && !seen; i++) {
-		if (__atomic_load_n(&load.error, __ATOMIC_RELAXED))
-			break;
-		state = read_congested(path);
-		ASSERT_LE(0, state);
-		seen |= state;
+	ASSERT_EQ(0, watch_read_congested(&load, &disk, 1, &watch));
+	stop_load(_metadata, &load, thread);
+	EXPECT_EQ(1, watch.seen[0])
+		TH_LOG("%u queued reads, nr_requests %s: never congested",
+		       load.depth, nr);
+	EXPECT_EQ(0, read_congested(self->disk))
+		TH_LOG("still congested when idle");
+}
+
+/*
+ * Disks whose queues a load fills: null_blk completes each request after
+ * BUSY_COMPLETION_NSEC, so that the load's requests hold their tags.
+ */
+#define BUSY_DISK		"racong0"
+#define BUSY_PEER		"racong1"
+#define BUSY_COMPLETION_NSEC	"20000000"
+#define BUSY_READ_MIB		16	/* read by the reader of a busy disk */
+/*
+ * The reader pauses for two completions every BUSY_PAUSE_EVERY bytes: a
+ * reader as fast as the disk reaches each mark while the window it marks
+ * is still being read, and a window whose middle is locked for its read
+ * is never deferred.
+ */
+#define BUSY_PAUSE_EVERY	(256 << 10)
+
+FIXTURE(busy) {
+	char initial[IOSCHED_NAME_LEN];
+	bool made[2];
+};
+
+FIXTURE_SETUP(busy)
+{
+	const char *why = nullb_unavailable(BUSY_DISK) ?:
+			  nullb_unavailable(BUSY_PEER);
+
+	if (why)
+		SKIP(return, "%s", why);
+	iosched_mount_debugfs();
+	ASSERT_EQ(0, iosched_read_attr(IOSCHED_RA_KNOB, self->initial,
+				       sizeof(self->initial)));
+}
+
+FIXTURE_TEARDOWN(busy)
+{
+	pin_to_cpu(-1);
+	if (self->made[1])
+		iosched_nullb_remove(BUSY_PEER);
+	if (self->made[0])
+		iosched_nullb_remove(BUSY_DISK);
+	if (self->initial[0])
+		iosched_write_str(IOSCHED_RA_KNOB, self->initial);
+}
+
+/*
+ * Make busy disk @name with null_blk attribute @key set to @val, and
+ * @sched its scheduler.
+ */
+static void make_busy_disk(struct __test_metadata *_metadata, bool *made,
+			   const char *name, const char *key, const char *val,
+			   const char *sched)
+{
+	const char *const settings[][2] = {
+		{ "size", "64" }, { "blocksize", "4096" }, { "irqmode", "2" },
+		{ "completion_nsec", BUSY_COMPLETION_NSEC }, { key, val },
+	};
+
+	ASSERT_EQ(0, iosched_nullb_make(name, settings, ARRAY_SIZE(settings),
+					made))
+		TH_LOG("cannot make null_blk disk %s: %s", name,
+		       strerror(errno));
+	ASSERT_EQ(0, iosched_select(name, sched));
+}
+
+/* A queue attribute of @disk as a number, asserted readable. */
+static long queue_attr_long(struct __test_metadata *_metadata,
+			    const char *disk, const char *name)
+{
+	char path[PATH_MAX], buf[32];
+
+	iosched_queue_attr(disk, name, path, sizeof(path));
+	ASSERT_EQ(0, iosched_read_attr(path, buf, sizeof(buf)))
+		TH_LOG("cannot read %s", path);
+	return atol(buf);
+}
+
+/*
+ * Wait until @disk's hardware queue 0 is no longer counted among the
+ * users of its tags (blk-mq marks it idle once its requests, those of the
+ * partition scan, are long done); false if that takes over 20 s.
+ */
+static bool wait_tags_idle(const char *disk)
+{
+	struct timespec tick = { 0, 100 * 1000 * 1000 };
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		if (!debugfs_has(disk, "hctx0/state", "TAG_ACTIVE"))
+			return true;
 		nanosleep(&tick, NULL);
 	}
-	__atomic_store_n(&load.stop, true, __ATOMIC_RELAXED);
-	pthread_join(thread, NULL);
-	close(load.fd);
-	ASSERT_EQ(0, load.error) TH_LOG("the load failed: %s",
-					strerror(load.error));
-	EXPECT_EQ(1, seen) TH_LOG("%u queued reads, nr_requests %s: never congested",
-				  load.depth, nr);
-	EXPECT_EQ(0, read_congested(path)) TH_LOG("still congested when idle");
+	return false;
+}
+
+/*
+ * Two disks share one tag set (null_blk's shared_tags, as the LUNs of a
+ * SCSI host or the namespaces of an NVMe controller do).  A load that
+ * fills the tags through one of them congests that one only: the other
+ * has none of its own reads waiting.  Reading read_congested stores no
+ * state (blk-mq debugfs shows the one readahead stored).
+ */
+TEST_F(busy, shared_tags_congest_only_the_disk_using_them)
+{
+	static const char * const disks[] = { BUSY_DISK, BUSY_PEER };
+	struct saturating_load load = { .size = 64 << 20, .cpu = -1 };
+	struct congestion_watch watch;
+	pthread_t thread;
+
+	make_busy_disk(_metadata, &self->made[0], BUSY_DISK, "shared_tags",
+		       "1", "none");
+	make_busy_disk(_metadata, &self->made[1], BUSY_PEER, "shared_tags",
+		       "1", "none");
+	ASSERT_TRUE(debugfs_has(BUSY_DISK, "hctx0/flags", "TAG_QUEUE_SHARED"));
+	ASSERT_TRUE(debugfs_has(BUSY_PEER, "hctx0/flags", "TAG_QUEUE_SHARED"));
+	/* Idle, the peer leaves the loaded disk all the tags to take. */
+	ASSERT_TRUE(wait_tags_idle(BUSY_PEER))
+		TH_LOG("%s stays active on the shared tags", BUSY_PEER);
+	load.depth = 2 * queue_attr_long(_metadata, BUSY_DISK,
+					 "nr_requests") + 8;
+	open_load(_metadata, &load, BUSY_DISK);
+	ASSERT_EQ(0, pthread_create(&thread, NULL, saturate, &load));
+	ASSERT_EQ(0, watch_read_congested(&load, disks, 2, &watch));
+	stop_load(_metadata, &load, thread);
+	EXPECT_EQ(1, watch.seen[0]) TH_LOG("the loaded disk was never congested");
+	EXPECT_EQ(0, watch.seen[1])
+		TH_LOG("the idle disk was congested by the other's requests");
+	/* Nothing but sysfs asked: looking stored no state. */
+	EXPECT_FALSE(watch.stored) TH_LOG("reading read_congested stored it");
+}
+
+/*
+ * An online CPU whose requests go to hardware queue @hctx of @disk (blk-mq
+ * debugfs lists a hardware queue's CPUs), or -1.
+ */
+static int cpu_of_hctx(const char *disk, int hctx)
+{
+	char path[PATH_MAX];
+	cpu_set_t online;
+	int cpu;
+
+	if (sched_getaffinity(0, sizeof(online), &online))
+		return -1;
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		snprintf(path, sizeof(path),
+			 IOSCHED_DEBUGFS "/block/%s/hctx%d/cpu%d", disk, hctx,
+			 cpu);
+		if (CPU_ISSET(cpu, &online) && !access(path, F_OK))
+			return cpu;
+	}
+	return -1;
+}
+
+/*
+ * Read BUSY_READ_MIB of @disk's page cache from the start, 16 KiB at a
+ * time, on @cpu; returns how many of its windows readahead deferred (the
+ * readahead_window tracepoint, for this disk only).
+ */
+static int deferred_windows_of_reader(struct __test_metadata *_metadata,
+				      const char *disk, int cpu)
+{
+	struct timespec pause = { 0, 2 * atol(BUSY_COMPLETION_NSEC) };
+	long page = sysconf(_SC_PAGESIZE);
+	char dev[PATH_MAX], *buf = malloc(READ_SIZE);
+	struct ra_windows seen;
+	off_t off;
+	int fd;
+
+	ASSERT_NE(NULL, buf);
+	snprintf(dev, sizeof(dev), "/dev/%s", disk);
+	fd = open(dev, O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED));
+	ASSERT_EQ(0, pin_to_cpu(cpu));
+	ASSERT_EQ(0, ra_trace_start());
+	for (off = 0; off < (off_t)BUSY_READ_MIB << 20; off += READ_SIZE) {
+		if (off % BUSY_PAUSE_EVERY == 0)
+			nanosleep(&pause, NULL);
+		ASSERT_EQ(READ_SIZE, pread(fd, buf, READ_SIZE, off));
+	}
+	ra_trace_stop();
+	ASSERT_EQ(0, pin_to_cpu(-1));
+	ra_trace_check(_metadata, disk_ino(_metadata, fd), 0,
+		       ((unsigned long)BUSY_READ_MIB << 20) / page,
+		       device_max_pages(_metadata, disk, page), true, &seen);
+	ASSERT_LT(0, seen.nr) TH_LOG("no window of %s traced", disk);
+	close(fd);
+	free(buf);
+	return seen.deferred;
+}
+
+/*
+ * A disk with two hardware queues, one of them full: a sequential reader
+ * whose CPU submits to the other has none of its windows deferred, while
+ * one on the full queue's CPU has.
+ */
+TEST_F_TIMEOUT(busy, a_full_hardware_queue_defers_only_its_readers,
+	       THRASH_TIMEOUT_S)
+{
+	struct saturating_load load = { .size = 64 << 20 };
+	int cpu[2], own, other;
+	pthread_t thread;
+
+	if (ra_trace_start())
+		SKIP(return, NO_TRACE);
+	ra_trace_stop();
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "one CPU: one hardware queue");
+	ASSERT_EQ(0, iosched_write_str(IOSCHED_RA_KNOB, "adaptive"));
+	make_busy_disk(_metadata, &self->made[0], BUSY_DISK, "submit_queues",
+		       "2", "none");
+	cpu[0] = cpu_of_hctx(BUSY_DISK, 0);
+	cpu[1] = cpu_of_hctx(BUSY_DISK, 1);
+	ASSERT_LE(0, cpu[0]);
+	ASSERT_LE(0, cpu[1]);
+	load.cpu = cpu[0];
+	load.depth = 2 * queue_attr_long(_metadata, BUSY_DISK,
+					 "nr_requests") + 8;
+	open_load(_metadata, &load, BUSY_DISK);
+	ASSERT_EQ(0, pthread_create(&thread, NULL, saturate, &load));
+	other = deferred_windows_of_reader(_metadata, BUSY_DISK, cpu[1]);
+	own = deferred_windows_of_reader(_metadata, BUSY_DISK, cpu[0]);
+	stop_load(_metadata, &load, thread);
+	TH_LOG("windows deferred: %d on the full queue's CPU %d, %d on CPU %d",
+	       own, cpu[0], other, cpu[1]);
+	EXPECT_LT(0, own) TH_LOG("the full queue deferred no window");
+	EXPECT_EQ(0, other)
+		TH_LOG("the other hardware queue's reader was deferred");
+}
+
+/*
+ * Writers that mq-deadline holds to fewer tags than reads (async_depth)
+ * sleep for a tag while a read would get one at once.  They fill the
+ * queue to between the watermarks (13/16 and 7/8 of nr_requests), where
+ * the state stays as it was: not congested, as no waiting writer may
+ * make it so.
+ */
+TEST_F(busy, writers_waiting_for_tags_leave_reads_uncongested)
+{
+	struct saturating_load load = { .size = 64 << 20, .write = true,
+					 .cpu = -1 };
+	static const char * const disk = BUSY_DISK;
+	struct congestion_watch watch;
+	long nr, on, off, async_depth;
+	char path[PATH_MAX], val[16];
+	pthread_t thread;
+
+	make_busy_disk(_metadata, &self->made[0], BUSY_DISK, "hw_queue_depth",
+		       "64", "mq-deadline");
+	nr = queue_attr_long(_metadata, BUSY_DISK, "nr_requests");
+	on = nr - nr / 8;
+	off = on - (nr / 16 ?: 1);
+	ASSERT_EQ(nr, sched_tags_field(BUSY_DISK, "depth"));
+	async_depth = (off + on) / 2;
+	snprintf(val, sizeof(val), "%ld", async_depth);
+	iosched_tunable_path(BUSY_DISK, "async_depth", path, sizeof(path));
+	ASSERT_EQ(0, iosched_write_str(path, val));
+
+	load.depth = 2 * nr + 8;
+	open_load(_metadata, &load, BUSY_DISK);
+	ASSERT_EQ(0, pthread_create(&thread, NULL, saturate, &load));
+	ASSERT_EQ(0, watch_read_congested(&load, &disk, 1, &watch));
+	stop_load(_metadata, &load, thread);
+	TH_LOG("nr_requests %ld, async_depth %ld: at most %ld writes held",
+	       nr, async_depth, watch.busiest);
+	ASSERT_TRUE(watch.busiest > off && watch.busiest < on)
+		TH_LOG("the writers held %ld tags, not between %ld and %ld",
+		       watch.busiest, off, on);
+	EXPECT_EQ(0, watch.seen[0])
+		TH_LOG("writers waiting for tags made reads congested");
+	EXPECT_FALSE(watch.stored)
+		TH_LOG("writers waiting for tags stored read congestion");
 }
 
 TEST_HARNESS_MAIN
