@@ -614,8 +614,11 @@ static void ra_trace_check(struct __test_metadata *_metadata,
 	fclose(f);
 }
 
-/* Queue attribute @attr of @disk, in KiB (read_ahead_kb, max_sectors_kb); -1 if unreadable. */
-static long queue_attr_kb(const char *disk, const char *attr)
+/*
+ * Queue attribute @attr of @disk as a number (read_ahead_kb and
+ * max_sectors_kb in KiB, nr_requests); -1 if unreadable.
+ */
+static long queue_attr_number(const char *disk, const char *attr)
 {
 	char path[PATH_MAX], val[16];
 
@@ -629,8 +632,8 @@ static long queue_attr_kb(const char *disk, const char *attr)
 static unsigned long device_max_pages(struct __test_metadata *_metadata,
 				      const char *disk, long page)
 {
-	long ra_kb = queue_attr_kb(disk, "read_ahead_kb");
-	long io_kb = queue_attr_kb(disk, "max_sectors_kb");
+	long ra_kb = queue_attr_number(disk, "read_ahead_kb");
+	long io_kb = queue_attr_number(disk, "max_sectors_kb");
 
 	EXPECT_LE(0, ra_kb);
 	EXPECT_LE(0, io_kb);
@@ -719,15 +722,15 @@ TEST_F(ra, written_read_ahead_kb_survives_limit_updates)
 	ASSERT_EQ(0, set_queue_attr(self->disk, "read_ahead_kb", SMALL_RA_KB,
 				    self->read_ahead_kb,
 				    sizeof(self->read_ahead_kb)));
-	io_kb = queue_attr_kb(self->disk, "max_sectors_kb");
+	io_kb = queue_attr_number(self->disk, "max_sectors_kb");
 	ASSERT_LE(0, io_kb);
 	snprintf(max_sectors, sizeof(max_sectors), "%ld", io_kb);
 	snprintf(half, sizeof(half), "%ld", io_kb / 2);
 	iosched_queue_attr(self->disk, "max_sectors_kb", path, sizeof(path));
 	ASSERT_EQ(0, iosched_write_str(path, half));
-	before_kb = queue_attr_kb(self->disk, "read_ahead_kb");
+	before_kb = queue_attr_number(self->disk, "read_ahead_kb");
 	ASSERT_EQ(0, iosched_write_str(path, max_sectors));
-	after_kb = queue_attr_kb(self->disk, "read_ahead_kb");
+	after_kb = queue_attr_number(self->disk, "read_ahead_kb");
 	EXPECT_EQ(atol(SMALL_RA_KB), before_kb)
 		TH_LOG("max_sectors_kb %s rewrote read_ahead_kb", half);
 	EXPECT_EQ(atol(SMALL_RA_KB), after_kb)
@@ -754,7 +757,7 @@ TEST_F_TIMEOUT(ra, written_read_ahead_kb_is_the_maximum, THRASH_TIMEOUT_S)
 				    self->read_ahead_kb,
 				    sizeof(self->read_ahead_kb)));
 	ASSERT_LE(base + (off_t)(THRASH_MIB << 20), self->size);
-	io_kb = queue_attr_kb(self->disk, "max_sectors_kb");
+	io_kb = queue_attr_number(self->disk, "max_sectors_kb");
 	ASSERT_LE(0, io_kb);
 	if (io_kb <= atol(WRITTEN_RA_KB))
 		SKIP(return, "max_sectors_kb %ld: windows cannot grow past %s KiB anyway",
@@ -871,8 +874,8 @@ static void made_disk_sizes(struct __test_metadata *_metadata,
 			    const char *disk, long page,
 			    unsigned long *ra_pages, unsigned long *io_pages)
 {
-	long ra_kb = queue_attr_kb(disk, "read_ahead_kb");
-	long io_kb = queue_attr_kb(disk, "max_sectors_kb");
+	long ra_kb = queue_attr_number(disk, "read_ahead_kb");
+	long io_kb = queue_attr_number(disk, "max_sectors_kb");
 
 	ASSERT_LE(0, ra_kb);
 	ASSERT_LE(0, io_kb);
@@ -1674,16 +1677,14 @@ static void make_busy_disk(struct __test_metadata *_metadata, bool *made,
 	ASSERT_EQ(0, iosched_select(name, sched));
 }
 
-/* A queue attribute of @disk as a number, asserted readable. */
+/* queue_attr_number(), asserted readable. */
 static long queue_attr_long(struct __test_metadata *_metadata,
 			    const char *disk, const char *name)
 {
-	char path[PATH_MAX], buf[32];
+	long value = queue_attr_number(disk, name);
 
-	iosched_queue_attr(disk, name, path, sizeof(path));
-	ASSERT_EQ(0, iosched_read_attr(path, buf, sizeof(buf)))
-		TH_LOG("cannot read %s", path);
-	return atol(buf);
+	ASSERT_LE(0, value) TH_LOG("cannot read queue/%s of %s", name, disk);
+	return value;
 }
 
 /*
