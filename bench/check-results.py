@@ -10,9 +10,9 @@ import json
 import os
 import sys
 
-REQUIRED = ("run", "kernel", "series", "profile", "disk", "mem_mib", "cell",
-            "seed", "threads", "bs", "scheduler", "rep", "metrics",
-            "complete")
+REQUIRED = ("run", "kernel", "series", "boot", "profile", "disk", "mem_mib",
+            "cell", "seed", "threads", "bs", "scheduler", "rep", "metrics",
+            "read_ahead_kb", "complete")
 
 
 class Tap:
@@ -40,6 +40,26 @@ def label_tunables(label):
     return dict(s.split("=", 1) for s in label.split("@")[1:])
 
 
+def check_windows_boot_apart(tap, records):
+    """Labels that write read_ahead_kb share no boot with those that do
+    not (the kernel keeps a written value), and the others of a boot all
+    read with the read_ahead_kb the kernel chose."""
+    boots = {}
+    for r in records:
+        boots.setdefault(r.get("boot"), []).append(r)
+    for boot, members in sorted(boots.items(), key=lambda b: str(b[0])):
+        writes = {"read_ahead_kb" in label_tunables(r.get("scheduler", ""))
+                  for r in members}
+        tap.check(len(writes) == 1,
+                  f"boot {boot}: labels that write read_ahead_kb boot "
+                  "apart from the others")
+        if writes == {False}:
+            seen = {r.get("read_ahead_kb") for r in members}
+            tap.check(len(seen) == 1,
+                      f"boot {boot}: every label read with the kernel's "
+                      f"read_ahead_kb (saw {sorted(map(str, seen))})")
+
+
 def main(run):
     tap = Tap()
     print("TAP version 13")
@@ -65,6 +85,7 @@ def main(run):
         if asked:
             tap.check(r.get("tunables") == asked,
                       f"{name}: tunables read back as asked")
+    check_windows_boot_apart(tap, records)
     tap.check(os.path.isfile(os.path.join(run, "report.md")), "report.md")
     threads = {(r["cell"], r["threads"]) for r in records}
     if len({t for _, t in threads}) > 1:

@@ -252,6 +252,9 @@ def record_of(fields, end, body, seeds, complete):
     rotational = re.search(r"^rotational ([01])$", body, re.M)
     if rotational:
         record["rotational"] = int(rotational.group(1))
+    window = re.search(r"^read_ahead_kb ([0-9]+)$", body, re.M)
+    if window:
+        record["read_ahead_kb"] = int(window.group(1))
     return record
 
 

@@ -136,7 +136,19 @@ abandon_run()
 	die "$1"
 }
 
-# Write one plan file per boot group: $RUN/plan/<profile>_<disk>_<mem>_<fs>.
+# Append each plan line of stdin to the plan of its boot: $1_default, or
+# $1_written for a label that writes read_ahead_kb. Those boot apart: the
+# kernel keeps a written read_ahead_kb, and it would bound the adaptive
+# windows of every label measured after it in the same boot.
+route_to_boots()
+{
+	awk -v base="$1" '{
+		print >>(base "_" ($6 ~ /@read_ahead_kb=/ ? "written" : "default"))
+	}'
+}
+
+# Write one plan file per boot group:
+# $RUN/plan/<profile>_<disk>_<mem>_<fs>_<default|written>.
 write_plans()
 {
 	local cell job profile profiles disk mem threads bs secs fs t rep s first
@@ -174,7 +186,7 @@ write_plans()
 						echo "$cell $job $t $bs $secs $s $rep"
 					done
 				done
-			done >>"$RUN/plan/${profile}_${disk}_${mem}_${fs}"
+			done | route_to_boots "$RUN/plan/${profile}_${disk}_${mem}_${fs}"
 		done
 	done
 	[ -n "$(ls "$RUN/plan")" ] || abandon_run "no cell matches CELLS/PROFILE/QUICK"
@@ -184,9 +196,9 @@ write_plans()
 # profile's nature (rotational or not) to the guest.
 check_plan_disks()
 {
-	local plan profile disk mem fs why
+	local plan profile disk mem fs window why
 	for plan in "$RUN"/plan/*; do
-		IFS=_ read -r profile disk mem fs <<<"$(basename "$plan")"
+		IFS=_ read -r profile disk mem fs window <<<"$(basename "$plan")"
 		[ "$disk" != nullb ] && why=$(rotational_conflict "$disk" "$profile") || continue
 		abandon_run "$why"
 	done
@@ -240,12 +252,14 @@ image_series()
 	fi
 }
 
-# meta_json PROFILE DISK MEM FS SERIES: a group's record of what it ran on.
+# meta_json GROUP SERIES: a group's record of what it ran on.
 meta_json()
 {
-	printf '{"run": "%s", "kernel": "%s", "series": "%s", "profile": "%s", "disk": "%s", "mem_mib": %s, "fs": "%s", "model_replies": %s}' \
+	local profile disk mem fs window
+	IFS=_ read -r profile disk mem fs window <<<"$1"
+	printf '{"run": "%s", "kernel": "%s", "series": "%s", "boot": "%s", "profile": "%s", "disk": "%s", "mem_mib": %s, "fs": "%s", "model_replies": %s}' \
 		"$(basename "$RUN")" "$(cat "$(obj_dir)/include/config/kernel.release")" \
-		"$5" "$1" "$2" "$3" "$4" "$(model_stats_json "$2")"
+		"$2" "$1" "$profile" "$disk" "$mem" "$fs" "$(model_stats_json "$disk")"
 }
 
 seeds_json()
@@ -282,14 +296,15 @@ check_free_space()
 # Boot one group's guest with its plan and collect its results.
 run_group()
 {
-	local plan=$1 group profile disk mem fs out total status=0 kinds=() append
-	local series
+	local plan=$1 group profile disk mem fs window out total status=0 kinds=()
+	local append series fixed=
 	group=$(basename "$plan")
-	IFS=_ read -r profile disk mem fs <<<"$group"
+	IFS=_ read -r profile disk mem fs window <<<"$group"
+	[ "$window" = written ] && fixed=", labels that write read_ahead_kb"
 	out=$LOGS/bench-$group.tap
 	total=$(wc -l <"$plan")
 	GROUP_SECS=$(plan_seconds "$plan")
-	say "[$((++GROUP_NO))/$NGROUPS] $profile on $disk ($fs), ${mem} MiB guest: $total measurements, about $GROUP_SECS s"
+	say "[$((++GROUP_NO))/$NGROUPS] $profile on $disk ($fs), ${mem} MiB guest$fixed: $total measurements, about $GROUP_SECS s"
 	append="quiet kunit.enable=0"
 	if [ "$disk" = nullb ]; then
 		append+=" null_blk.queue_mode=2 null_blk.submit_queues=2 null_blk.memory_backed=1 null_blk.gb=1"
@@ -315,7 +330,7 @@ run_group()
 	fi
 	"$TOP/scripts/splats.sh" "$LOGS/bench-$group.console" || status=1
 	local collect=(python3 "$TOP/bench/collect.py" "$out"
-		--meta "$(meta_json "$profile" "$disk" "$mem" "$fs" "$series")" --seeds "$(seeds_json)")
+		--meta "$(meta_json "$group" "$series")" --seeds "$(seeds_json)")
 	if [ $status != 0 ]; then
 		touch "$RUN/INCOMPLETE"
 		collect+=(--incomplete)

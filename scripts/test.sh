@@ -197,7 +197,7 @@ machine_stage "${kinds[0]}"
 
 next_step "benchmark harness smoke (disk model hdd, seed000 mmap cell, 5 s runs)"
 if CELLS=seed000-mmap-64k PROFILE=hdd THREADS=1,4 SECS=5 REPS=1 \
-	SCHEDULERS="mq-deadline bfq@low_latency=0" "$TOP/scripts/bench.sh" >"$LOGS/bench-smoke.log" 2>&1; then
+	SCHEDULERS="mq-deadline bfq@low_latency=0 mq-deadline-rastock@read_ahead_kb=512" "$TOP/scripts/bench.sh" >"$LOGS/bench-smoke.log" 2>&1; then
 	python3 "$TOP/bench/check-results.py" "$BUILD/bench/latest" >"$LOGS/bench-smoke.tap" 2>&1 || true
 else
 	tail -n 5 "$LOGS/bench-smoke.log" >&2

@@ -107,13 +107,19 @@ select_scheduler()
 
 # Each @NAME=VALUE of $2 (a label's suffix) into $1/iosched/NAME, in order;
 # a tunable the scheduler lacks or refuses fails the measurement. Prints
-# "tunable NAME VALUE" as read back, for the record.
+# "tunable NAME VALUE" as read back, for the record. read_ahead_kb is the
+# queue's own: a label of a fixed readahead window (the host boots such
+# labels apart, since the kernel keeps a written read_ahead_kb).
 set_tunables()
 {
 	for setting in $(echo "$2" | tr @ ' '); do
 		tunable=${setting%%=*}
-		echo "${setting#*=}" >"$1/iosched/$tunable" || return
-		echo "tunable $tunable $(cat "$1/iosched/$tunable")"
+		case "$tunable" in
+		read_ahead_kb) file=$1/$tunable ;;
+		*) file=$1/iosched/$tunable ;;
+		esac
+		echo "${setting#*=}" >"$file" || return
+		echo "tunable $tunable $(cat "$file")"
 	done
 }
 
@@ -146,6 +152,7 @@ while read -r cell job threads bs secs sched rep; do
 	elif ! select_scheduler "$dev" "$sched"; then
 		echo "failed: cannot select $sched"
 	else
+		echo "read_ahead_kb $(cat "/sys/block/$dev/queue/read_ahead_kb")"
 		"$JOBS/$job.sh" run 2>&1
 		status=$?
 	fi
