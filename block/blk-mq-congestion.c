@@ -86,6 +86,12 @@ static bool hctx_was_read_congested(struct blk_mq_hw_ctx *hctx)
 	return test_bit(BLK_MQ_S_READ_CONGESTED, &hctx->state);
 }
 
+/* Whether @hctx is read-congested now, given whether it @was. */
+static bool hctx_read_congested(struct blk_mq_hw_ctx *hctx, bool was)
+{
+	return load_congested(hctx_read_load(hctx), was);
+}
+
 /* The hardware queue a read submitted from @ctx goes to. */
 static struct blk_mq_hw_ctx *read_hctx(struct request_queue *q,
 				       struct blk_mq_ctx *ctx)
@@ -98,7 +104,8 @@ static struct blk_mq_hw_ctx *read_hctx(struct request_queue *q,
  * @q: the request queue
  *
  * Re-evaluates, against its watermarks, the state of the hardware queue of
- * @q that a read submitted from this CPU goes to, and stores it.
+ * @q that a read submitted from this CPU goes to, and stores it if it
+ * changed.
  *
  * The hardware queues, their tags and the queue's flags are stable under
  * the queue usage reference: changing them (a scheduler switch, a new
@@ -120,13 +127,15 @@ enum blk_read_congestion blk_queue_read_congestion(struct request_queue *q)
 	if (!queue_is_mq(q) || !blk_try_enter_queue(q, false))
 		return BLK_READ_UNKNOWN;
 	hctx = read_hctx(q, blk_mq_get_ctx(q));
+	/*
+	 * The stored state is read once: the answer and whether to store it
+	 * both follow from it, so the hysteresis holds between racing askers,
+	 * which may store in either order: each saw a true state.
+	 */
 	was = hctx_was_read_congested(hctx);
-	congested = load_congested(hctx_read_load(hctx), was);
-	/* Racing askers may store in either order: each saw a true state. */
-	if (congested && !was)
-		set_bit(BLK_MQ_S_READ_CONGESTED, &hctx->state);
-	else if (!congested && was)
-		clear_bit(BLK_MQ_S_READ_CONGESTED, &hctx->state);
+	congested = hctx_read_congested(hctx, was);
+	if (congested != was)
+		assign_bit(BLK_MQ_S_READ_CONGESTED, &hctx->state, congested);
 	blk_queue_exit(q);
 	return congested ? BLK_READ_CONGESTED : BLK_READ_UNCONGESTED;
 }
@@ -149,8 +158,7 @@ bool blk_mq_any_read_congested(struct request_queue *q)
 		/* Only the queues reads go to: not poll or write-only ones. */
 		if (!hctx->nr_ctx || read_hctx(q, hctx->ctxs[0]) != hctx)
 			continue;
-		if (load_congested(hctx_read_load(hctx),
-				   hctx_was_read_congested(hctx))) {
+		if (hctx_read_congested(hctx, hctx_was_read_congested(hctx))) {
 			congested = true;
 			break;
 		}
