@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Build the guest initramfs: Debian's busybox-static, fio, dbench, mke2fs,
-# mkfs.xfs (with the shared libraries they need), coreutils' timeout for the
+# Build the guest initramfs: Debian's busybox-static, fio, dbench, dmsetup,
+# mke2fs, mkfs.xfs (with the shared libraries they need), coreutils' timeout for the
 # kselftest runner, the kselftests of the series, the guest scripts and
 # the benchmark jobs. Rebuilt only when one of these inputs changes.
 . "$(dirname "$0")/../scripts/lib.sh"
@@ -9,8 +9,8 @@
 OUT=$BUILD/initramfs.cpio.gz
 STAGE=$BUILD/initramfs.d
 KSFT=$BUILD/kselftest-install
-HOST_BINS=(/bin/busybox /usr/bin/fio /usr/bin/dbench /usr/bin/timeout /sbin/mke2fs
-	/sbin/mkfs.xfs)
+HOST_BINS=(/bin/busybox /usr/bin/fio /usr/bin/dbench /usr/sbin/dmsetup /usr/bin/timeout
+	/sbin/mke2fs /sbin/mkfs.xfs)
 HOST_FILES=(/usr/share/dbench/client.txt /etc/mke2fs.conf)
 
 build_kselftests()

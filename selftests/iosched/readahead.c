@@ -10,7 +10,9 @@
  * reader of pages dropped without reclaim is not thrashing; a read_ahead_kb
  * that was written is the largest window and survives limit updates, while
  * on a fresh null_blk disk whose read_ahead_kb nobody wrote windows grow
- * past it, within a share of the reader's memory cgroup; the queue
+ * past it, within a share of the reader's memory cgroup, and the smaller
+ * share on a device-mapper device over it, which cannot tell whether it is
+ * congested; the queue
  * reports read congestion under a saturating load and clears it after,
  * and on null_blk disks whose requests complete slowly it reports only
  * its own congestion: not that of a disk it shares tags with, not that of
@@ -324,7 +326,13 @@ static long vm_event_count(const char *name)
 
 #define THRASH_READERS	16
 #define THRASH_MIB	4	/* read by each reader */
-#define THRASH_LIMIT	"12M"	/* the cgroup's memory.max */
+/*
+ * The cgroup's memory.high, not memory.max: sixteen windows of up to 1 MiB
+ * under read I/O can lock all of 12 MiB, which reclaim cannot take, and a
+ * reader's own page allocation would then invoke the memcg OOM killer.
+ * Above memory.high the readers are throttled and reclaimed instead.
+ */
+#define THRASH_LIMIT	"12M"
 /*
  * read_ahead_kb for the test: windows of up to 1 MiB whatever the device's
  * largest request, which otherwise caps them, so that sixteen streams need
@@ -443,7 +451,7 @@ TEST_F_TIMEOUT(ra, thrashing_readers_shrink_their_windows, THRASH_TIMEOUT_S)
 	if (error)
 		SKIP(return, "cannot mount cgroup2: %s", strerror(error));
 	snprintf(dev, sizeof(dev), "/dev/%s", self->disk);
-	ASSERT_EQ(0, cg_write(self->cg.group, "memory.max", THRASH_LIMIT));
+	ASSERT_EQ(0, cg_write(self->cg.group, "memory.high", THRASH_LIMIT));
 	ASSERT_EQ(0, set_queue_attr(self->disk, "read_ahead_kb", THRASH_RA_KB,
 				    self->read_ahead_kb,
 				    sizeof(self->read_ahead_kb)));
@@ -456,7 +464,7 @@ TEST_F_TIMEOUT(ra, thrashing_readers_shrink_their_windows, THRASH_TIMEOUT_S)
 	shrink = vm_event_count("ra_window_shrink") - shrink;
 
 	ASSERT_EQ(0, ra_cgroup_leave(&self->cg));
-	TH_LOG("%d readers, %s: ra_thrash +%ld, ra_window_shrink +%ld",
+	TH_LOG("%d readers, memory.high %s: ra_thrash +%ld, ra_window_shrink +%ld",
 	       THRASH_READERS, THRASH_LIMIT, thrash, shrink);
 	EXPECT_LT(0, thrash) TH_LOG("no thrashing counted");
 	EXPECT_LT(0, shrink) TH_LOG("thrashing did not shrink windows");
@@ -802,6 +810,8 @@ TEST_F_TIMEOUT(ra, written_read_ahead_kb_is_the_maximum, THRASH_TIMEOUT_S)
 #define FRESH_FILL_MIB		24
 #define FRESH_FILL_OFF		(32 << 20)
 #define RA_MEMORY_SHARE		64
+/* The share of a window that cannot tell whether its disk is idle. */
+#define RA_SMALL_SHARE		256
 
 /* The fresh disk, once made; in pages: its read_ahead_kb and largest request. */
 struct fresh_disk {
@@ -832,9 +842,15 @@ static const char *nullb_unavailable(const char *name)
 	return why;
 }
 
+/* A device-mapper linear device over the whole fresh disk, with dmsetup. */
+#define FRESH_DM		"ra-linear"
+#define FRESH_DISK_MIB		"64"
+#define FRESH_DM_SECTORS	"131072"	/* FRESH_DISK_MIB MiB, in sectors */
+
 FIXTURE(fresh) {
 	char initial[IOSCHED_NAME_LEN];
 	struct fresh_disk disk;
+	struct fresh_disk dm;	/* FRESH_DM over it, if a test made one */
 	struct ra_cgroup cg;
 };
 
@@ -847,6 +863,7 @@ FIXTURE_SETUP(fresh)
 	const char *why = nullb_unavailable(FRESH_DISK);
 
 	self->disk.fd = -1;
+	self->dm.fd = -1;
 	if (why)
 		SKIP(return, "%s", why);
 	iosched_mount_debugfs();
@@ -858,6 +875,10 @@ FIXTURE_SETUP(fresh)
 FIXTURE_TEARDOWN(fresh)
 {
 	ra_cgroup_leave(&self->cg);
+	if (self->dm.fd >= 0)
+		close(self->dm.fd);
+	if (self->dm.made && system("dmsetup remove " FRESH_DM " >&2"))
+		fprintf(stderr, "# cannot remove %s\n", FRESH_DM);
 	if (self->disk.fd >= 0)
 		close(self->disk.fd);
 	if (self->disk.made)
@@ -889,7 +910,7 @@ static void make_fresh_disk(struct __test_metadata *_metadata,
 			    struct fresh_disk *d)
 {
 	static const char *const settings[][2] = {
-		{ "size", "64" }, { "blocksize", "4096" },
+		{ "size", FRESH_DISK_MIB }, { "blocksize", "4096" },
 		{ "max_sectors", FRESH_MAX_SECTORS },
 	};
 
@@ -990,51 +1011,173 @@ static const struct {
  * less the group's anonymous memory: its page cache, even when it fills
  * the group, is room that reclaim can take back.
  */
-TEST_F_TIMEOUT(fresh, memory_cgroup_limits_windows, THRASH_TIMEOUT_S)
+#define NO_CGROUP	"cannot mount cgroup2"
+
+/*
+ * Read @d as read_fresh_disk() does, from a memory cgroup limited to
+ * FRESH_CG_LIMIT by cg_limits[@limit], holding FRESH_ANON_MIB of anonymous
+ * memory, after FRESH_FILL_MIB MiB of @d were read into its page cache.
+ * Returns why the test must be skipped, or NULL.
+ */
+static const char *read_in_limited_group(struct __test_metadata *_metadata,
+					 struct ra_cgroup *cg,
+					 struct fresh_disk *d, unsigned int limit,
+					 struct ra_windows *seen)
 {
-	unsigned long share = ((FRESH_CG_LIMIT_MIB - FRESH_ANON_MIB) << 20) /
-			      RA_MEMORY_SHARE / self->disk.page;
 	size_t anon_len = FRESH_ANON_MIB << 20;
-	struct ra_windows seen;
-	unsigned int i;
 	char *anon;
 	int error;
+
+	error = ra_cgroup_enter(_metadata, cg, "ra-fresh",
+				cg_limits[limit].on_parent);
+	if (error) {
+		TH_LOG(NO_CGROUP ": %s", strerror(error));
+		return NO_CGROUP;
+	}
+	EXPECT_EQ(0, cg_write(cg->group, cg_limits[limit].file, FRESH_CG_LIMIT));
+	/*
+	 * Charged to the reader's group as it is written: a mapping of its
+	 * own, where malloc() could reuse pages charged to the group of the
+	 * case before.
+	 */
+	anon = mmap(NULL, anon_len, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	EXPECT_NE(MAP_FAILED, anon);
+	if (anon != MAP_FAILED)
+		memset(anon, 1, anon_len);
+	error = read_fresh_disk(_metadata, d, FRESH_FILL_MIB, cg, seen);
+	if (anon != MAP_FAILED)
+		munmap(anon, anon_len);
+	EXPECT_EQ(0, ra_cgroup_leave(cg));
+	if (error)
+		return NO_TRACE;
+	TH_LOG("%s %s on the %s, %d MiB anonymous, %d MiB read before",
+	       cg_limits[limit].file, FRESH_CG_LIMIT,
+	       cg_limits[limit].on_parent ? "parent group" : "reader's group",
+	       FRESH_ANON_MIB, FRESH_FILL_MIB);
+	return NULL;
+}
+
+/* The share of the fresh disk's reader's group that a window may take. */
+static unsigned long fresh_share(const struct fresh_disk *d, int fraction)
+{
+	return ((FRESH_CG_LIMIT_MIB - FRESH_ANON_MIB) << 20) / fraction /
+	       d->page;
+}
+
+TEST_F_TIMEOUT(fresh, memory_cgroup_limits_windows, THRASH_TIMEOUT_S)
+{
+	unsigned long share = fresh_share(&self->disk, RA_MEMORY_SHARE);
+	struct ra_windows seen;
+	const char *why;
+	unsigned int i;
 
 	make_fresh_disk(_metadata, &self->disk);
 	ASSERT_LT(self->disk.ra_pages, share);
 	ASSERT_GT(self->disk.io_pages, share);
 	for (i = 0; i < ARRAY_SIZE(cg_limits); i++) {
-		error = ra_cgroup_enter(_metadata, &self->cg, "ra-fresh",
-					cg_limits[i].on_parent);
-		if (error)
-			SKIP(return, "cannot mount cgroup2: %s", strerror(error));
-		ASSERT_EQ(0, cg_write(self->cg.group, cg_limits[i].file,
-				      FRESH_CG_LIMIT));
-		/*
-		 * Charged to the reader's group as it is written: a mapping
-		 * of its own, where malloc() could reuse pages charged to the
-		 * group of the case before.
-		 */
-		anon = mmap(NULL, anon_len, PROT_READ | PROT_WRITE,
-			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		ASSERT_NE(MAP_FAILED, anon);
-		memset(anon, 1, anon_len);
-		error = read_fresh_disk(_metadata, &self->disk, FRESH_FILL_MIB,
-					&self->cg, &seen);
-		munmap(anon, anon_len);
-		ASSERT_EQ(0, ra_cgroup_leave(&self->cg));
-		if (error)
-			SKIP(return, NO_TRACE);
-		TH_LOG("%s %s on the %s, %d MiB anonymous, %d MiB read before",
-		       cg_limits[i].file, FRESH_CG_LIMIT,
-		       cg_limits[i].on_parent ? "parent group" : "reader's group",
-		       FRESH_ANON_MIB, FRESH_FILL_MIB);
+		why = read_in_limited_group(_metadata, &self->cg, &self->disk,
+					    i, &seen);
+		if (why)
+			SKIP(return, "%s", why);
 		EXPECT_LT(self->disk.ra_pages, seen.largest)
 			TH_LOG("no window grew past read_ahead_kb");
 		EXPECT_GE(share, seen.largest)
 			TH_LOG("a window larger than 1/%d of the group's room",
 			       RA_MEMORY_SHARE);
 	}
+}
+
+/*
+ * Why device-mapper device FRESH_DM cannot be made over the fresh disk, or
+ * NULL if it can.
+ */
+static const char *dm_unavailable(void)
+{
+	if (access("/dev/mapper/control", F_OK))
+		return "no device mapper (CONFIG_BLK_DEV_DM)";
+	if (system("command -v dmsetup >/dev/null"))
+		return "no dmsetup";
+	if (!access("/dev/mapper/" FRESH_DM, F_OK))
+		return FRESH_DM " is in use: another run, or one that crashed";
+	return NULL;
+}
+
+/* The kernel name (dm-N) of FRESH_DM in @name, or "" if dmsetup fails. */
+static void fresh_dm_name(char *name, size_t len)
+{
+	FILE *info = popen("dmsetup info -c --noheadings -o blkdevname "
+			   FRESH_DM, "r");
+
+	name[0] = '\0';
+	if (!info)
+		return;
+	if (!fgets(name, len, info))
+		name[0] = '\0';
+	pclose(info);
+	name[strcspn(name, "\n")] = '\0';
+}
+
+/*
+ * Make FRESH_DM, a linear mapping of the whole fresh disk, and open it as
+ * @dm: by its kernel name, which sysfs and the trace know it by (without
+ * udev, nothing may make /dev/mapper/FRESH_DM).
+ */
+static void make_fresh_dm(struct __test_metadata *_metadata,
+			  struct fresh_disk *dm)
+{
+	char name[32], path[sizeof("/dev/") + sizeof(name)];
+
+	dm->made = !system("dmsetup create " FRESH_DM " --table '0 "
+			   FRESH_DM_SECTORS " linear /dev/"
+			   FRESH_DISK " 0' >&2");
+	ASSERT_TRUE(dm->made) TH_LOG("dmsetup create %s failed", FRESH_DM);
+	fresh_dm_name(name, sizeof(name));
+	ASSERT_EQ(0, strncmp(name, "dm-", 3))
+		TH_LOG("%s has no kernel name: '%s'", FRESH_DM, name);
+	snprintf(path, sizeof(path), "/dev/%s", name);
+	dm->fd = open(path, O_RDONLY);
+	ASSERT_LE(0, dm->fd) TH_LOG("cannot open %s: %s", path, strerror(errno));
+	dm->ino = disk_ino(_metadata, dm->fd);
+	made_disk_sizes(_metadata, name, dm->page, &dm->ra_pages,
+			&dm->io_pages);
+}
+
+/*
+ * A device-mapper device is bio-based: it has no requests of its own to
+ * count, so readahead cannot tell whether it is congested, and a stream on
+ * it keeps the smaller share of memory (1/256 of the group's room, less
+ * than read_ahead_kb here), never the larger one (1/64) of a disk known to
+ * be idle.  The disk under it, read the same way, shows the larger share.
+ */
+TEST_F_TIMEOUT(fresh, stacked_device_keeps_the_smaller_share,
+	       THRASH_TIMEOUT_S)
+{
+	unsigned long small_share = fresh_share(&self->disk, RA_SMALL_SHARE);
+	const char *why = dm_unavailable();
+	struct fresh_disk *d[] = { &self->disk, &self->dm };
+	struct ra_windows seen[ARRAY_SIZE(d)];
+	unsigned int i;
+
+	if (why)
+		SKIP(return, "%s", why);
+	make_fresh_disk(_metadata, &self->disk);
+	self->dm.page = self->disk.page;
+	make_fresh_dm(_metadata, &self->dm);
+	ASSERT_EQ(self->disk.ra_pages, self->dm.ra_pages);
+	ASSERT_GT(self->dm.ra_pages, small_share);
+	for (i = 0; i < ARRAY_SIZE(d); i++) {
+		why = read_in_limited_group(_metadata, &self->cg, d[i], 0,
+					    &seen[i]);
+		if (why)
+			SKIP(return, "%s", why);
+	}
+	EXPECT_LT(self->disk.ra_pages, seen[0].largest)
+		TH_LOG("on %s itself, no window grew past read_ahead_kb",
+		       FRESH_DISK);
+	EXPECT_GE(self->dm.ra_pages, seen[1].largest)
+		TH_LOG("on %s, a window grew past read_ahead_kb: it had the larger share",
+		       FRESH_DM);
 }
 
 /* One random read through mmap. */
