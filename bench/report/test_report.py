@@ -320,8 +320,10 @@ class ReadaheadTargets(unittest.TestCase):
                 kbps_by_threads.items()
                 for record in target_records(
                     "seed002-seq16k", threads,
-                    {"mq-deadline": {"reader_kbps": adaptive},
-                     "mq-deadline-rastock": {"reader_kbps": stock}})]
+                    {"mq-deadline": {"reader_kbps": adaptive,
+                                     "read_amplification": 1.0},
+                     "mq-deadline-rastock": {"reader_kbps": stock,
+                                             "read_amplification": 1.0}})]
 
     def test_judged_against_the_stock_algorithm(self):
         results = targets_of(self.seq_records(
@@ -342,7 +344,8 @@ class ReadaheadTargets(unittest.TestCase):
         records += [record for threads, kbps in ((1, 100000), (16, 58000))
                     for record in target_records(
                         "seed002-seq16k", threads,
-                        {fixed: {"reader_kbps": kbps}})]
+                        {fixed: {"reader_kbps": kbps,
+                                 "read_amplification": 1.0}})]
         results = targets_of(records)
         r12 = results[("R12", "hdd")]
         self.assertEqual(r12["checks"][0]["reference"], fixed)
@@ -355,6 +358,22 @@ class ReadaheadTargets(unittest.TestCase):
         self.assertEqual(r11[(16, 0.98)]["reference"], fixed)
         self.assertEqual(r11[(16, 0.98)]["verdict"], "met")
         self.assertAlmostEqual(r11[(16, 0.98)]["ratio"], 60000 / 58000)
+
+    def test_read_amplification_against_the_window_best_at_throughput(self):
+        fixed = "mq-deadline-rastock@read_ahead_kb=2048"
+        means = {"mq-deadline": (100000, 1.10),
+                 "mq-deadline-rastock": (60000, 1.00),
+                 fixed: (99000, 1.20)}
+        records = list(target_records(
+            "seed002-seq16k", 1,
+            {name: {"reader_kbps": kbps, "read_amplification": amp}
+             for name, (kbps, amp) in means.items()}))
+        checks = [c for c in targets_of(records)[("R12", "hdd")]["checks"]
+                  if c["metric"] == "read_amplification"]
+        self.assertEqual(len(checks), 1)
+        self.assertEqual(checks[0]["reference"], fixed)
+        self.assertAlmostEqual(checks[0]["ratio"], 1.10 / 1.20)
+        self.assertEqual(checks[0]["verdict"], "met")
 
     def test_not_judged_without_the_stock_label(self):
         records = [r for r in self.seq_records({16: (60000, 40000)})
