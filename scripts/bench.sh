@@ -13,6 +13,8 @@
 #                    default 5 for the cells of a target, 3 for the rest
 #   THREADS="1,4"    override the cells' thread counts
 #   SECS=5           override the cells' runtimes
+#   GUEST_MIB=1024   override the cells' guest memory (one size per run:
+#                    the report tells cells apart by profile and disk)
 #   REP_FROM=1       number of the first repetition (make ab runs one
 #                    repetition per boot, each with its own number)
 . "$(dirname "$0")/lib.sh"
@@ -58,9 +60,9 @@ check_names()
 validate()
 {
 	local n
-	for n in "${REPS:-1}" "${REP_FROM:-1}" ${SECS:-1} $(words "${THREADS:-1}"); do
+	for n in "${REPS:-1}" "${REP_FROM:-1}" ${SECS:-1} ${GUEST_MIB:-1} $(words "${THREADS:-1}"); do
 		case "$n" in
-		'' | *[!0-9]* | 0) die "REPS, REP_FROM, SECS and THREADS take positive whole numbers, not '$n'" ;;
+		'' | *[!0-9]* | 0) die "REPS, REP_FROM, SECS, GUEST_MIB and THREADS take positive whole numbers, not '$n'" ;;
 		esac
 	done
 	check_names cell "${CELLS:-}" "$(cells | tr '\n' ' ')"
@@ -159,7 +161,7 @@ write_plans()
 		selected "$cell" "${CELLS:-}" || continue
 		job=$(cell_field "$cell" 2)
 		disk=$(cell_field "$cell" 5)
-		mem=$(cell_field "$cell" 6)
+		mem=${GUEST_MIB:-$(cell_field "$cell" 6)}
 		threads=$(cell_field "$cell" 7)
 		bs=$(cell_field "$cell" 8)
 		secs=$(cell_field "$cell" 9)
