@@ -11,7 +11,7 @@
 #   DEBUG_DISKS    make test: disk kinds of the debug pass (default scsi)
 #   TESTS          make selftest: the iosched kselftests to run (DISK: kind)
 #   KERNEL_IMAGE   boot this bzImage instead of the one built
-#   QUICK=1 PROFILE CELLS SCHEDULERS REPS THREADS SECS   for make bench
+#   QUICK=1 PROFILE CELLS SCHEDULERS REPS THREADS SECS GUEST_MIB   make bench
 #   A B            make ab: two revisions (with CELLS, REPS, ...)
 
 .PHONY: all run test kunit selftest soak bench ab shell check export build initramfs deps clean help

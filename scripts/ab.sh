@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # "make ab A=<rev> B=<rev> CELLS=...": benchmark cells on the kernels of
 # two versions of this repository, booted in turn (A B A B ...: one
-# repetition per boot, so that drift of a shared host falls on both),
+# repetition per boot, or two where labels write read_ahead_kb, so that
+# drift of a shared host falls on both),
 # then each figure's ratio B/A with its 95 % interval. Each revision's
 # kernel is built from its own tree (git archive into build/ab/<sha>/,
 # its own scripts and configuration, ccache); the guest and the harness
@@ -12,7 +13,7 @@
 #   CELLS      cells of bench/cells.conf (required: a whole bench twice
 #              over is days)
 #   REPS=3     boots of each kernel
-#   PROFILE, SCHEDULERS, THREADS, SECS   as for make bench
+#   PROFILE, SCHEDULERS, THREADS, SECS, GUEST_MIB   as for make bench
 . "$(dirname "$0")/lib.sh"
 
 REPS=${REPS:-3}

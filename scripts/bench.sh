@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # "make bench": the seed workloads (bench/cells.conf) under every scheduler,
-# side by side in one boot per profile, disk kind and guest memory size,
-# on disks served by the disk model (qemu/diskmodel). Results, report and
+# side by side in one boot per profile, disk kind, guest memory size and
+# filesystem (and one more for the labels that write read_ahead_kb), on
+# disks served by the disk model (qemu/diskmodel). Results, report and
 # plots go to build/bench/<run>/ (build/bench/latest links the newest).
 #
 #   QUICK=1          the quick cells on their first profile, one repetition
@@ -14,10 +15,11 @@
 #   THREADS="1,4"    override the cells' thread counts
 #   SECS=5           override the cells' runtimes
 #   GUEST_MIB=1024   override the cells' guest memory (one size per run:
-#                    the report tells cells apart by profile and disk)
+#                    the report tells cells apart by profile and disk;
+#                    seed002-cached needs its 2048 to stay cached)
 #   REP_FROM=1       number of the first repetition (make ab runs one
 #                    repetition per boot, each with its own number)
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 . "$TOP/scripts/qemu-lib.sh"
 
 CELLS_CONF=$TOP/bench/cells.conf
@@ -57,14 +59,20 @@ check_names()
 	done
 }
 
-validate()
+# The numeric knobs, checked before anything is built.
+validate_numbers()
 {
 	local n
-	for n in "${REPS:-1}" "${REP_FROM:-1}" ${SECS:-1} ${GUEST_MIB:-1} $(words "${THREADS:-1}"); do
+	for n in "${REPS:-1}" "${REP_FROM:-1}" "${SECS:-1}" "${GUEST_MIB:-1}" $(words "${THREADS:-1}"); do
 		case "$n" in
-		'' | *[!0-9]* | 0) die "REPS, REP_FROM, SECS, GUEST_MIB and THREADS take positive whole numbers, not '$n'" ;;
+		'' | *[!0-9]* | 0*) die "REPS, REP_FROM, SECS, GUEST_MIB and THREADS take positive whole numbers without leading zeros, not '$n'" ;;
 		esac
 	done
+}
+
+# The names, some of which (the schedulers) only the built kernel knows.
+validate_names()
+{
 	check_names cell "${CELLS:-}" "$(cells | tr '\n' ' ')"
 	check_names profile "${PROFILE:-}" "$(model_profiles | tr '\n' ' ')"
 	check_names scheduler "$(label_bases "${SCHEDULERS:-}")" \
@@ -99,19 +107,34 @@ check_tunable_settings()
 	for label in $(variant_labels "$1"); do
 		[[ $label =~ ^[^@]+(@[a-z_]+=[A-Za-z0-9_]+)+$ ]] ||
 			die "scheduler label '$label': its tunables must read @NAME=VALUE"
+		[[ $label =~ @read_ahead_kb=([^@]*) ]] &&
+			[[ ! ${BASH_REMATCH[1]} =~ ^[0-9]+$ ]] &&
+			die "scheduler label '$label': read_ahead_kb takes KiB as a whole number"
 	done
 }
 
 selected() { [ -z "$2" ] || echo " $(words "$2") " | grep -q " $1 "; }
 
-# The schedulers in the order of repetition $1: rotated so none always
-# goes first.
+# The boot a label runs in: "written" if it writes read_ahead_kb, which the
+# kernel keeps and which would bound the adaptive windows of every label
+# measured after it in the same boot; "default" for the others.
+boot_kind()
+{
+	case "$1" in
+	*@read_ahead_kb=*) echo written ;;
+	*) echo default ;;
+	esac
+}
+
+# The schedulers of boot kind $2 in the order of repetition $1: rotated
+# within the boot, so that none always goes first there.
 rotated_schedulers()
 {
 	local all n k
-	mapfile -t all < <(scheduler_labels | while read -r s; do
+	mapfile -t all < <( (scheduler_labels | while read -r s; do
 		selected "$s" "${SCHEDULERS:-}" && echo "$s"; done
-		variant_labels "${SCHEDULERS:-}")
+		variant_labels "${SCHEDULERS:-}") | while read -r s; do
+		[ "$(boot_kind "$s")" = "$2" ] && echo "$s"; done)
 	n=${#all[@]}
 	for ((k = 0; k < n; k++)); do
 		echo "${all[$(((k + $1 - 1) % n))]}"
@@ -138,15 +161,18 @@ abandon_run()
 	die "$1"
 }
 
-# Append each plan line of stdin to the plan of its boot: $1_default, or
-# $1_written for a label that writes read_ahead_kb. Those boot apart: the
-# kernel keeps a written read_ahead_kb, and it would bound the adaptive
-# windows of every label measured after it in the same boot.
-route_to_boots()
+# Append stdin to plan file $1, unless it is empty: a plan file is a boot.
+append_plan()
 {
-	awk -v base="$1" '{
-		print >>(base "_" ($6 ~ /@read_ahead_kb=/ ? "written" : "default"))
-	}'
+	local lines
+	lines=$(cat)
+	[ -z "$lines" ] || echo "$lines" >>"$1"
+}
+
+# The group fields of plan file name $1, "PROFILE DISK MEM FS BOOT_KIND".
+group_fields()
+{
+	basename "$1" | tr _ ' '
 }
 
 # Write one plan file per boot group:
@@ -154,6 +180,7 @@ route_to_boots()
 write_plans()
 {
 	local cell job profile profiles disk mem threads bs secs fs t rep s first
+	local kind
 	TARGET_CELLS=$(python3 "$TOP/bench/report/report.py" --target-cells) ||
 		die "bench/report/report.py --target-cells failed"
 	mkdir -p "$RUN/plan"
@@ -182,13 +209,15 @@ write_plans()
 		for profile in $profiles; do
 			selected "$profile" "${PROFILE:-}" || continue
 			first=${REP_FROM:-1}
-			for rep in $(seq "$first" $((first + $(cell_reps "$cell" "$profile") - 1))); do
-				for t in $(words "$threads"); do
-					for s in $(rotated_schedulers "$rep"); do
-						echo "$cell $job $t $bs $secs $s $rep"
+			for kind in default written; do
+				for rep in $(seq "$first" $((first + $(cell_reps "$cell" "$profile") - 1))); do
+					for t in $(words "$threads"); do
+						for s in $(rotated_schedulers "$rep" "$kind"); do
+							echo "$cell $job $t $bs $secs $s $rep"
+						done
 					done
-				done
-			done | route_to_boots "$RUN/plan/${profile}_${disk}_${mem}_${fs}"
+				done | append_plan "$RUN/plan/${profile}_${disk}_${mem}_${fs}_${kind}"
+			done
 		done
 	done
 	[ -n "$(ls "$RUN/plan")" ] || abandon_run "no cell matches CELLS/PROFILE/QUICK"
@@ -198,9 +227,9 @@ write_plans()
 # profile's nature (rotational or not) to the guest.
 check_plan_disks()
 {
-	local plan profile disk mem fs window why
+	local plan profile disk why
 	for plan in "$RUN"/plan/*; do
-		IFS=_ read -r profile disk mem fs window <<<"$(basename "$plan")"
+		read -r profile disk _ <<<"$(group_fields "$plan")"
 		[ "$disk" != nullb ] && why=$(rotational_conflict "$disk" "$profile") || continue
 		abandon_run "$why"
 	done
@@ -257,8 +286,8 @@ image_series()
 # meta_json GROUP SERIES: a group's record of what it ran on.
 meta_json()
 {
-	local profile disk mem fs window
-	IFS=_ read -r profile disk mem fs window <<<"$1"
+	local profile disk mem fs
+	read -r profile disk mem fs _ <<<"$(group_fields "$1")"
 	printf '{"run": "%s", "kernel": "%s", "series": "%s", "boot": "%s", "profile": "%s", "disk": "%s", "mem_mib": %s, "fs": "%s", "model_replies": %s}' \
 		"$(basename "$RUN")" "$(cat "$(obj_dir)/include/config/kernel.release")" \
 		"$2" "$1" "$profile" "$disk" "$mem" "$fs" "$(model_stats_json "$disk")"
@@ -298,15 +327,15 @@ check_free_space()
 # Boot one group's guest with its plan and collect its results.
 run_group()
 {
-	local plan=$1 group profile disk mem fs window out total status=0 kinds=()
-	local append series fixed=
+	local plan=$1 group profile disk mem fs kind out total status=0 kinds=()
+	local append series note=
 	group=$(basename "$plan")
-	IFS=_ read -r profile disk mem fs window <<<"$group"
-	[ "$window" = written ] && fixed=", labels that write read_ahead_kb"
+	read -r profile disk mem fs kind <<<"$(group_fields "$plan")"
+	[ "$kind" = written ] && note=", labels that write read_ahead_kb"
 	out=$LOGS/bench-$group.tap
 	total=$(wc -l <"$plan")
 	GROUP_SECS=$(plan_seconds "$plan")
-	say "[$((++GROUP_NO))/$NGROUPS] $profile on $disk ($fs), ${mem} MiB guest$fixed: $total measurements, about $GROUP_SECS s"
+	say "[$((++GROUP_NO))/$NGROUPS] $profile on $disk ($fs), ${mem} MiB guest$note: $total measurements, about $GROUP_SECS s"
 	append="quiet kunit.enable=0"
 	if [ "$disk" = nullb ]; then
 		append+=" null_blk.queue_mode=2 null_blk.submit_queues=2 null_blk.memory_backed=1 null_blk.gb=1"
@@ -340,25 +369,32 @@ run_group()
 	"${collect[@]}" >>"$RUN/results.jsonl" || touch "$RUN/INCOMPLETE"
 }
 
-prepare_guest
-build_disk_model
-validate
+main()
+{
+	validate_numbers
+	prepare_guest
+	build_disk_model
+	validate_names
 
-RUN=$BUILD/bench/$(date +%Y%m%d-%H%M%S)
-mkdir -p "$RUN"
-write_plans
-check_plan_disks
-check_free_space
-NGROUPS=$(find "$RUN/plan" -type f | wc -l)
-GROUP_NO=0
-trap 'for k in $(disk_kinds); do stop_disk_model "$k"; done' EXIT
-for plan in "$RUN"/plan/*; do
-	run_group "$plan"
-	[ "$(free_bytes)" -ge $((64 << 20)) ] ||
-		die "the host disk is full: free space in $BUILD and run again; finished cells are in $RUN"
-done
-ln -sfn "$(basename "$RUN")" "$BUILD/bench/latest"
-python3 "$TOP/bench/report/report.py" "$RUN"
-if [ -f "$RUN/INCOMPLETE" ]; then
-	die "run incomplete (a measurement, a guest or the disk model failed; see above); finished cells are in $RUN"
-fi
+	RUN=$BUILD/bench/$(date +%Y%m%d-%H%M%S)
+	mkdir -p "$RUN"
+	write_plans
+	check_plan_disks
+	check_free_space
+	NGROUPS=$(find "$RUN/plan" -type f | wc -l)
+	GROUP_NO=0
+	trap 'for k in $(disk_kinds); do stop_disk_model "$k"; done' EXIT
+	for plan in "$RUN"/plan/*; do
+		run_group "$plan"
+		[ "$(free_bytes)" -ge $((64 << 20)) ] ||
+			die "the host disk is full: free space in $BUILD and run again; finished cells are in $RUN"
+	done
+	ln -sfn "$(basename "$RUN")" "$BUILD/bench/latest"
+	python3 "$TOP/bench/report/report.py" "$RUN"
+	if [ -f "$RUN/INCOMPLETE" ]; then
+		die "run incomplete (a measurement, a guest or the disk model failed; see above); finished cells are in $RUN"
+	fi
+}
+
+# Sourced (scripts/tests/test_bench_plans.py), only the functions are wanted.
+[ "${BASH_SOURCE[0]}" != "$0" ] || main

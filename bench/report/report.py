@@ -391,8 +391,10 @@ def model_timing(records):
         if not isinstance(stats, dict) or not stats.get("replies"):
             continue
         fs = f" ({record['fs']})" if record.get("fs") else ""
+        written = (", labels that write read_ahead_kb"
+                   if str(record.get("boot", "")).endswith("_written") else "")
         name = (f"{record.get('profile')} on {record.get('disk')}{fs}, "
-                f"{record.get('mem_mib')} MiB")
+                f"{record.get('mem_mib')} MiB{written}")
         late_pct = 100.0 * stats.get("late", 0) / stats["replies"]
         groups[name] = {"replies": stats["replies"], "late_pct": late_pct,
                         "mean_late_us": stats.get("mean_late_us"),
@@ -649,12 +651,13 @@ def measure(info, candidate, metric, factor, against, threads):
             "verdict": verdict(ratio, factor, lower_better, bounds)}
 
 
-def judge(info, candidate, metric, factor, against, threads):
+def judge(cell, candidate, metric, factor, against, threads):
     """One condition at one thread count, with its verdict."""
     check = {"metric": metric, "threads": threads, "factor": factor,
              "against": against}
     try:
-        check.update(measure(info, candidate, metric, factor, against,
+        check.update(measure(cell["metrics"].get(metric), candidate, metric,
+                             factor, reference_label(cell, against, threads),
                              threads))
     except NotApplicable as why:
         check.update(verdict=NOT_APPLICABLE, reason=str(why))
@@ -669,18 +672,15 @@ def wanted_threads(info, threads):
     return [row["threads"] for row in info["rows"]] if info else [None]
 
 
-def resolve_against(cell, against, threads):
-    """The label RA_FASTEST_WINDOW stands for at @threads (left as it is
-    when the run cannot tell, which judge() then reports); any other
-    reference as it is."""
+def reference_label(cell, against, threads):
+    """What measure() compares with at @threads: for RA_FASTEST_WINDOW, the
+    stock window RA_BEST_WINDOW picks by reader_kbps (NotApplicable if the
+    run cannot pick one); any other reference as it is."""
     if against != RA_FASTEST_WINDOW:
         return against
-    try:
-        stats = row_stats(cell["metrics"].get("reader_kbps"), "reader_kbps",
-                          threads)
-        return reference(stats, "reader_kbps", RA_BEST_WINDOW)[0]
-    except NotApplicable:
-        return against
+    stats = row_stats(cell["metrics"].get("reader_kbps"), "reader_kbps",
+                      threads)
+    return reference(stats, "reader_kbps", RA_BEST_WINDOW)[0]
 
 
 def target_checks(cell, candidate, threads, conditions):
@@ -688,8 +688,7 @@ def target_checks(cell, candidate, threads, conditions):
     checks = []
     for metric, factor, against in conditions:
         info = cell["metrics"].get(metric)
-        checks += [judge(info, candidate, metric, factor,
-                         resolve_against(cell, against, count), count)
+        checks += [judge(cell, candidate, metric, factor, against, count)
                    for count in wanted_threads(info, threads)]
     return checks
 
@@ -1053,7 +1052,11 @@ def targets_section(targets):
             f"{CANDIDATE} against the stock schedulers of this run (best "
             f"stock: the best of {', '.join(STOCK)} at that thread count). "
             f"R targets: {RA_CANDIDATE} with the adaptive readahead against "
-            f"{RA_STOCK}, the stock readahead, in the same boot.", ""] + [
+            f"{RA_STOCK}, the stock readahead at the kernel's read_ahead_kb, "
+            f"or the {RA_BEST_WINDOW} (the best of it and its fixed windows "
+            f"{RA_STOCK}@read_ahead_kb=N, which boot apart); read_amplification "
+            f"against the {RA_FASTEST_WINDOW} (the one with the best "
+            "reader_kbps).", ""] + [
                 f"- {target_line(result)}" for result in targets] + [""]
 
 

@@ -6,7 +6,9 @@ jobs' completion gaps.
 Run: python3 -m unittest discover -s bench/report -v
 """
 
+import contextlib
 import importlib.util
+import io
 import json
 import math
 import os
@@ -23,6 +25,16 @@ import collect  # noqa: E402  (needs the sys.path entries above)
 import report  # noqa: E402
 
 SCRIPT = os.path.join(HERE, "report.py")
+
+
+def load_script(name):
+    """A script of bench/ as a module (its file name has a hyphen)."""
+    spec = importlib.util.spec_from_file_location(
+        name.replace("-", "_"), os.path.join(BENCH, name + ".py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
 TESTDATA = os.path.join(HERE, "testdata")
 JOBS_LIB = os.path.join(BENCH, "jobs", "lib.sh")
 HAVE_GNUPLOT = shutil.which("gnuplot") is not None
@@ -371,6 +383,7 @@ class ReadaheadTargets(unittest.TestCase):
         checks = [c for c in targets_of(records)[("R12", "hdd")]["checks"]
                   if c["metric"] == "read_amplification"]
         self.assertEqual(len(checks), 1)
+        self.assertEqual(checks[0]["against"], report.RA_FASTEST_WINDOW)
         self.assertEqual(checks[0]["reference"], fixed)
         self.assertAlmostEqual(checks[0]["ratio"], 1.10 / 1.20)
         self.assertEqual(checks[0]["verdict"], "met")
@@ -883,10 +896,7 @@ class ABReport(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        spec = importlib.util.spec_from_file_location(
-            "ab_report", os.path.join(BENCH, "ab-report.py"))
-        cls.ab = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(cls.ab)
+        cls.ab = load_script("ab-report")
 
     def run_dir(self, figures):
         """results.jsonl with one record per (side, value) of @figures."""
@@ -964,18 +974,6 @@ class Helpers(unittest.TestCase):
         self.assertEqual(report.format_diff(27.4), "+27%")
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
-def load_check_results():
-    """bench/check-results.py as a module (its name has a hyphen)."""
-    spec = importlib.util.spec_from_file_location(
-        "check_results", os.path.join(BENCH, "check-results.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
 
 class FixedWindowBoots(unittest.TestCase):
     """check-results.py: a label that writes read_ahead_kb must not share
@@ -984,15 +982,14 @@ class FixedWindowBoots(unittest.TestCase):
 
     FIXED = "mq-deadline-rastock@read_ahead_kb=512"
 
+    @classmethod
+    def setUpClass(cls):
+        cls.checker = load_script("check-results")
+
     def failures(self, records):
-        checker = load_check_results()
-        tap = checker.Tap()
-        with open(os.devnull, "w") as quiet:
-            stdout, sys.stdout = sys.stdout, quiet
-            try:
-                checker.check_windows_boot_apart(tap, records)
-            finally:
-                sys.stdout = stdout
+        tap = self.checker.Tap()
+        with contextlib.redirect_stdout(io.StringIO()):
+            self.checker.check_windows_boot_apart(tap, records)
         return tap.failed
 
     @staticmethod
@@ -1014,3 +1011,16 @@ class FixedWindowBoots(unittest.TestCase):
         self.assertEqual(self.failures([
             self.record("a_default", "mq-deadline", 128),
             self.record("a_default", "mq-deadline-rastock", 512)]), 1)
+
+    def test_a_fixed_window_not_read_with_fails(self):
+        self.assertEqual(self.failures([
+            self.record("a_written", self.FIXED, 128)]), 1)
+
+    def test_failed_measurements_are_left_out(self):
+        self.assertEqual(self.failures([
+            self.record("a_default", "mq-deadline", 128),
+            {"boot": "a_default", "scheduler": "bfq", "failed": "why"}]), 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
