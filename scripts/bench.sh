@@ -107,9 +107,10 @@ check_tunable_settings()
 	for label in $(variant_labels "$1"); do
 		[[ $label =~ ^[^@]+(@[a-z_]+=[A-Za-z0-9_]+)+$ ]] ||
 			die "scheduler label '$label': its tunables must read @NAME=VALUE"
-		[[ $label =~ @read_ahead_kb=([^@]*) ]] &&
-			[[ ! ${BASH_REMATCH[1]} =~ ^[0-9]+$ ]] &&
+		if [[ $label =~ @read_ahead_kb=([^@]*) ]] &&
+			[[ ! ${BASH_REMATCH[1]} =~ ^[0-9]+$ ]]; then
 			die "scheduler label '$label': read_ahead_kb takes KiB as a whole number"
+		fi
 	done
 }
 

@@ -67,6 +67,11 @@ class Knobs(unittest.TestCase):
             self.assertEqual(len(done.stderr.strip().splitlines()), 1,
                              done.stderr)
 
+    def test_good_labels_pass(self):
+        done = bench('check_tunable_settings "bfq@low_latency=0 '
+                     'mq-deadline-rastock@read_ahead_kb=512"')
+        self.assertEqual(done.returncode, 0, done.stderr)
+
     def test_a_window_must_be_a_number(self):
         done = bench('check_tunable_settings '
                      '"mq-deadline-rastock@read_ahead_kb=1M"')
