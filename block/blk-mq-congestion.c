@@ -86,12 +86,6 @@ static bool hctx_was_read_congested(struct blk_mq_hw_ctx *hctx)
 	return test_bit(BLK_MQ_S_READ_CONGESTED, &hctx->state);
 }
 
-/* Whether @hctx is read-congested now, given whether it @was. */
-static bool hctx_read_congested(struct blk_mq_hw_ctx *hctx, bool was)
-{
-	return load_congested(hctx_read_load(hctx), was);
-}
-
 /* The hardware queue a read submitted from @ctx goes to. */
 static struct blk_mq_hw_ctx *read_hctx(struct request_queue *q,
 				       struct blk_mq_ctx *ctx)
@@ -133,7 +127,7 @@ enum blk_read_congestion blk_queue_read_congestion(struct request_queue *q)
 	 * which may store in either order: each saw a true state.
 	 */
 	was = hctx_was_read_congested(hctx);
-	congested = hctx_read_congested(hctx, was);
+	congested = load_congested(hctx_read_load(hctx), was);
 	if (congested != was)
 		assign_bit(BLK_MQ_S_READ_CONGESTED, &hctx->state, congested);
 	blk_queue_exit(q);
@@ -158,7 +152,8 @@ bool blk_mq_any_read_congested(struct request_queue *q)
 		/* Only the queues reads go to: not poll or write-only ones. */
 		if (!hctx->nr_ctx || read_hctx(q, hctx->ctxs[0]) != hctx)
 			continue;
-		if (hctx_read_congested(hctx, hctx_was_read_congested(hctx))) {
+		if (load_congested(hctx_read_load(hctx),
+				   hctx_was_read_congested(hctx))) {
 			congested = true;
 			break;
 		}
