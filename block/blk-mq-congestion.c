@@ -122,9 +122,10 @@ enum blk_read_congestion blk_queue_read_congestion(struct request_queue *q)
 		return BLK_READ_UNKNOWN;
 	hctx = read_hctx(q, blk_mq_get_ctx(q));
 	/*
-	 * The stored state is read once: the answer and whether to store it
-	 * both follow from it, so the hysteresis holds between racing askers,
-	 * which may store in either order: each saw a true state.
+	 * The stored state is read once, and the answer and whether to store
+	 * it both follow from that read.  Racing askers may store in either
+	 * order; each stores what it computed from a load it saw, so the bit
+	 * may lag by one evaluation, but is never made up.
 	 */
 	was = hctx_was_read_congested(hctx);
 	congested = load_congested(hctx_read_load(hctx), was);
