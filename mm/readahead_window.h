@@ -30,13 +30,15 @@
  * Maximum: stock readahead stops at read_ahead_kb.  Competing sequential
  * streams on a disk that seeks pay one positioning per window, so where
  * nobody wrote read_ahead_kb the adaptive algorithm lets a window on a
- * block device grow on to the largest request the device takes
- * (max_sectors_kb), but no further than the block layer's default cap on
- * a request (1280 KiB): one positioning per request, while a larger window
- * would be split into requests anyway.  Windows grow so on non-rotational
- * disks too, which were not measured apart.  A read_ahead_kb that an
- * administrator or a udev rule wrote is the limit, as for the stock
- * algorithm, and read_ahead_kb of 0 still turns readahead off.  Nor does
+ * block device grow.  On a disk that rotates, to 4 MiB, a few requests:
+ * each window of a stream that shares the disk with others costs a seek,
+ * worth about the transfer of a megabyte.  On one that does not, to the
+ * largest request the device takes (max_sectors_kb), but no further than
+ * the block layer's default cap on a request (1280 KiB): one positioning
+ * per request, while a larger window would be split into requests anyway.
+ * A read_ahead_kb that an administrator or a udev rule wrote is the
+ * limit, as for the stock algorithm, and read_ahead_kb of 0 still turns
+ * readahead off.  Nor does
  * a window grow past 1/64 of the memory its reader's page cache can take
  * (sixteen streams with two windows each then hold at most half of it), or
  * 1/256 of it while many streams compete (below).  That is the memory the
@@ -126,12 +128,12 @@ static inline unsigned long ra_window_next(unsigned long cur,
 /**
  * ra_window_max - the largest adaptive window of a stream
  * @ra_pages: read_ahead_kb in pages (0: readahead is off)
- * @io_pages: the largest request of the device, in pages
+ * @auto_pages: the most the device's windows grow to on their own, in pages
  * @avail_pages: the memory available for the page cache, in pages
  * @crowded: whether many streams compete (a congested queue)
  */
 static inline unsigned long ra_window_max(unsigned long ra_pages,
-					  unsigned long io_pages,
+					  unsigned long auto_pages,
 					  unsigned long avail_pages,
 					  bool crowded)
 {
@@ -140,7 +142,7 @@ static inline unsigned long ra_window_max(unsigned long ra_pages,
 
 	if (!ra_pages)
 		return 0;
-	return max(ra_pages, min(io_pages, avail_pages >> shift));
+	return max(ra_pages, min(auto_pages, avail_pages >> shift));
 }
 
 /**

@@ -53,7 +53,7 @@ static void ra_window_grows_to_max(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 320UL, ra_window_next(size, 320));
 }
 
-/* The adaptive maximum: the device's largest request, within memory. */
+/* The adaptive maximum: what the device grows windows to, within memory. */
 static void ra_window_max_bounds(struct kunit *test)
 {
 	const unsigned long plenty = 1UL << 30;

@@ -636,23 +636,35 @@ static long queue_attr_number(const char *disk, const char *attr)
 	return atol(val);
 }
 
-/* The largest window the device allows, in pages. */
+/* How far adaptive windows grow on their own on a disk that rotates. */
+#define RA_ROTATING_MAX_KB	4096
+
+/*
+ * The largest window the device allows, in pages: read_ahead_kb, the
+ * device's largest request (a read larger than read_ahead_kb is read at
+ * once up to it) and, on a disk that rotates, what adaptive windows grow
+ * to where nobody wrote read_ahead_kb.
+ */
 static unsigned long device_max_pages(struct __test_metadata *_metadata,
 				      const char *disk, long page)
 {
 	long ra_kb = queue_attr_number(disk, "read_ahead_kb");
 	long io_kb = queue_attr_number(disk, "max_sectors_kb");
+	long max_kb = io_kb > ra_kb ? io_kb : ra_kb;
 
 	EXPECT_LE(0, ra_kb);
 	EXPECT_LE(0, io_kb);
-	return (unsigned long)(io_kb > ra_kb ? io_kb : ra_kb) * 1024 / page;
+	if (queue_attr_number(disk, "rotational") == 1 &&
+	    max_kb < RA_ROTATING_MAX_KB)
+		max_kb = RA_ROTATING_MAX_KB;
+	return (unsigned long)max_kb * 1024 / page;
 }
 
 /*
  * A sequential read that misses pages of its own readahead (evicted here by
  * the reclaim of its memory cgroup) has its next window cut to what the
  * reader consumed, and that is never more than the device's largest window
- * (max(read_ahead_kb, max_sectors_kb)), however large the read.  Readers
+ * (device_max_pages()), however large the read.  Readers
  * that share a file descriptor update one readahead state unlocked; the
  * windows they leave are within the same bound.  (Their stores of one
  * window's size and another's async_size may interleave, and the
@@ -813,7 +825,10 @@ TEST_F_TIMEOUT(ra, written_read_ahead_kb_is_the_maximum, THRASH_TIMEOUT_S)
 /* The share of a window that cannot tell whether its disk is idle. */
 #define RA_SMALL_SHARE		256
 
-/* The fresh disk, once made; in pages: its read_ahead_kb and largest request. */
+/*
+ * The fresh disk, once made; in pages: its read_ahead_kb, largest request
+ * and largest window.
+ */
 struct fresh_disk {
 	bool made;
 	int fd;
@@ -821,6 +836,7 @@ struct fresh_disk {
 	unsigned long ino;
 	unsigned long ra_pages;
 	unsigned long io_pages;
+	unsigned long max_pages;
 };
 
 /*
@@ -924,6 +940,7 @@ static void make_fresh_disk(struct __test_metadata *_metadata,
 	made_disk_sizes(_metadata, FRESH_DISK, d->page, &d->ra_pages,
 			&d->io_pages);
 	ASSERT_EQ(atol(FRESH_MAX_SECTORS) * 512 / d->page, d->io_pages);
+	d->max_pages = device_max_pages(_metadata, FRESH_DISK, d->page);
 }
 
 /* Read [@off, @off + @mib MiB) of @fd, a MiB at a time. */
@@ -967,7 +984,7 @@ static int read_fresh_disk(struct __test_metadata *_metadata,
 	run_seq_readers(_metadata, NULL, d->fd, 0, 1);
 	ra_trace_stop();
 	ra_trace_check(_metadata, d->ino, 0, (THRASH_MIB << 20) / d->page,
-		       d->io_pages, true, seen);
+		       d->max_pages, true, seen);
 	TH_LOG("%d windows traced, the largest %u pages", seen->nr,
 	       seen->largest);
 	TH_LOG("read_ahead_kb %lu pages, largest request %lu pages",
@@ -980,7 +997,7 @@ static int read_fresh_disk(struct __test_metadata *_metadata,
 
 /*
  * Where nobody wrote read_ahead_kb, a sequential reader's windows grow
- * past it, up to the largest request of the disk.
+ * past it, up to the largest request of a disk that does not rotate.
  */
 TEST_F_TIMEOUT(fresh, windows_grow_past_an_unwritten_read_ahead_kb,
 	       THRASH_TIMEOUT_S)
@@ -992,6 +1009,28 @@ TEST_F_TIMEOUT(fresh, windows_grow_past_an_unwritten_read_ahead_kb,
 		SKIP(return, NO_TRACE);
 	EXPECT_LT(self->disk.ra_pages, seen.largest)
 		TH_LOG("no window grew past read_ahead_kb");
+}
+
+/*
+ * On a disk that rotates (null_blk does not, until told), windows grow
+ * past its largest request: each window of a stream costs a seek there.
+ */
+TEST_F_TIMEOUT(fresh, rotating_disk_windows_grow_past_its_largest_request,
+	       THRASH_TIMEOUT_S)
+{
+	char path[PATH_MAX];
+	struct ra_windows seen;
+
+	make_fresh_disk(_metadata, &self->disk);
+	iosched_queue_attr(FRESH_DISK, "rotational", path, sizeof(path));
+	ASSERT_EQ(0, iosched_write_str(path, "1"));
+	self->disk.max_pages = device_max_pages(_metadata, FRESH_DISK,
+						self->disk.page);
+	ASSERT_LT(self->disk.io_pages, self->disk.max_pages);
+	if (read_fresh_disk(_metadata, &self->disk, 0, NULL, &seen))
+		SKIP(return, NO_TRACE);
+	EXPECT_LT(self->disk.io_pages, seen.largest)
+		TH_LOG("no window grew past the largest request of a rotating disk");
 }
 
 /* Where a memory cgroup limit is set, relative to the reader's group. */
@@ -1141,6 +1180,7 @@ static void make_fresh_dm(struct __test_metadata *_metadata,
 	dm->ino = disk_ino(_metadata, dm->fd);
 	made_disk_sizes(_metadata, name, dm->page, &dm->ra_pages,
 			&dm->io_pages);
+	dm->max_pages = device_max_pages(_metadata, name, dm->page);
 }
 
 /*
@@ -1260,7 +1300,7 @@ TEST_F_TIMEOUT(fresh, sequential_mmap_reader_grows_past_read_ahead_kb,
 	munmap(map, len);
 	ra_trace_stop();
 	ra_trace_check(_metadata, self->disk.ino, 0, len / self->disk.page,
-		       self->disk.io_pages, true, &seen);
+		       self->disk.max_pages, true, &seen);
 	TH_LOG("%d windows traced, the largest %u pages (read_ahead_kb %lu)",
 	       seen.nr, seen.largest, self->disk.ra_pages);
 	EXPECT_LT(self->disk.ra_pages, seen.largest)
