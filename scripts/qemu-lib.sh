@@ -8,6 +8,10 @@ MEM=${MEM:-1024}
 DISK_SIZE=${DISK_SIZE:-1G}
 QEMU_EXTRA=()
 INITRAMFS=$BUILD/initramfs.cpio.gz
+# The tools the guest runs (qemu/mkinitramfs.sh), on a read-only disk at a
+# PCI slot no disk kind of qemu/disks.conf takes.
+TOOLS_IMG=$BUILD/tools.img
+TOOLS_SLOT=1e.0
 
 # Host packages, kernel and initramfs, once per top-level command: a
 # script run by another (the bench smoke in make test) inherits GUEST_READY.
@@ -333,6 +337,13 @@ debug_append()
 	true
 }
 
+# QEMU options of the tools disk.
+tools_qemu_args()
+{
+	echo "-drive file=$TOOLS_IMG,if=none,id=tools,format=raw,readonly=on" \
+		"-device virtio-blk-pci,drive=tools,serial=iosched-tools,addr=0x${TOOLS_SLOT%.0}"
+}
+
 # run_qemu MODE "EXTRA-APPEND" SERIAL0 SERIAL1 KIND...
 # Boot the guest with the disks named; QEMU_PREFIX (an array) wraps it,
 # e.g. in a timeout.
@@ -350,8 +361,8 @@ run_qemu()
 	"${QEMU_PREFIX[@]}" qemu-system-x86_64 -machine pc $(accel_args) \
 		-smp 2 -m "$MEM" -nodefaults -no-reboot -display none \
 		-kernel "$(kernel_image)" -initrd "$INITRAMFS" \
-		-append "console=ttyS0 panic=-1 oops=panic iosched.mode=$mode iosched.disks=$(disk_specs_param "$@") iosched.expect=$(built_schedulers) $(debug_append) $extra" \
-		-serial "$serial0" -serial "$serial1" "${disks[@]}" "${QEMU_EXTRA[@]}"
+		-append "console=ttyS0 panic=-1 oops=panic iosched.mode=$mode iosched.tools=$TOOLS_SLOT iosched.disks=$(disk_specs_param "$@") iosched.expect=$(built_schedulers) $(debug_append) $extra" \
+		-serial "$serial0" -serial "$serial1" $(tools_qemu_args) "${disks[@]}" "${QEMU_EXTRA[@]}"
 }
 
 # Arguments of qemu/hotplug-relay.py for disk kinds $@: slot, -drive and

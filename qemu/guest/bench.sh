@@ -123,6 +123,8 @@ set_tunables()
 	done
 }
 
+# What the page cache may take: the memory the cells really have.
+echo "bench: $(grep MemAvailable /proc/meminfo)" >/dev/console
 dev=$(bench_device) || { echo "bench: no device under test" >&2; exit 1; }
 [ -b "/dev/$dev" ] || { echo "bench: /dev/$dev is missing" >&2; exit 1; }
 if [ "$dev" != nullb0 ]; then

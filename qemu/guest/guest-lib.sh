@@ -27,6 +27,19 @@ disk_at_slot()
 	return 1
 }
 
+# Mount the tools disk at PCI slot $1 read-only at /tools, once devtmpfs
+# has its node (a moment after the disk appears).
+mount_tools()
+{
+	tries=50
+	while ! dev=$(disk_at_slot "$1") || [ ! -b "/dev/$dev" ]; do
+		tries=$((tries - 1))
+		[ "$tries" -gt 0 ] || return 1
+		sleep 0.1
+	done
+	mount -t ext4 -o ro "/dev/$dev" /tools
+}
+
 # Drivers from block device $1 up to its PCI function, e.g.
 # "sd<virtio_scsi<virtio-pci".
 driver_chain()
