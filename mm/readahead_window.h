@@ -8,6 +8,8 @@
 
 #include <linux/log2.h>
 #include <linux/minmax.h>
+#include <linux/sizes.h>
+#include <asm/page.h>
 
 /**
  * DOC: Adaptive readahead window sizing
@@ -30,18 +32,21 @@
  * Maximum: stock readahead stops at read_ahead_kb.  Competing sequential
  * streams on a disk that seeks pay one positioning per window, so where
  * nobody wrote read_ahead_kb the adaptive algorithm lets a window on a
- * block device grow.  On a disk that rotates, to 4 MiB, a few requests:
- * each window of a stream that shares the disk with others costs a seek,
- * worth about the transfer of a megabyte.  On one that does not, to the
- * largest request the device takes (max_sectors_kb), but no further than
- * the block layer's default cap on a request (1280 KiB): one positioning
- * per request, while a larger window would be split into requests anyway.
- * A read_ahead_kb that an administrator or a udev rule wrote is the
- * limit, as for the stock algorithm, and read_ahead_kb of 0 still turns
- * readahead off.  Nor does
- * a window grow past 1/64 of the memory its reader's page cache can take
- * (sixteen streams with two windows each then hold at most half of it), or
- * 1/256 of it while many streams compete (below).  That is the memory the
+ * block device grow on to the largest request the device takes
+ * (max_sectors_kb), but no further than the block layer's default cap on
+ * a request (1280 KiB): one positioning per request.  On a rotational
+ * queue (queue/rotational 1: what disks that seek report, but also every
+ * virtio-blk disk and SCSI or USB devices that do not say) it grows on to
+ * four requests, but no further than 4 MiB: a stream that shares a disk
+ * that seeks pays one seek per window, worth about the transfer of a
+ * megabyte, so that windows of one request leave the disk positioning
+ * much of the time.  Writing queue/rotational changes it from the next
+ * window of every stream.  A read_ahead_kb that an administrator or a udev
+ * rule wrote is the limit, as for the stock algorithm, and read_ahead_kb
+ * of 0 still turns readahead off.  Nor does a window grow past 1/64 of the
+ * memory its reader's page cache can take (a share per window: sixteen
+ * streams with two windows each then hold at most half of it), or 1/256
+ * of it while many streams compete (below).  That is the memory the
  * machine has available, and no more than the memory cgroup the page
  * cache is charged to has room for: its file pages and its headroom under
  * the tightest memory.max or memory.high of it and the groups above it
@@ -67,8 +72,9 @@
  * sixty-four streams with two windows each hold at most half of the
  * available memory.  So do windows that do not ask: sync windows, windows
  * of interleaved readers and windows of page faults, which are not
- * deferred either.  Queues of bio-based devices (dm, md) are never
- * congested: their streams take the larger share.
+ * deferred either.  Nor are the windows of a queue that cannot tell
+ * whether it is congested (bio-based devices: dm, md): they take the
+ * smaller share.
  *
  * Continuation: when a reader going sequentially misses the page cache just
  * past its last window (the page of its mark was cached already, so no mark
@@ -120,6 +126,28 @@ static inline unsigned long ra_window_next(unsigned long cur,
 	return max;
 }
 
+/* On a rotational queue a window grows to this many requests... */
+#define RA_ROTATIONAL_REQUESTS		4
+/* ...but no further than 4 MiB. */
+#define RA_ROTATIONAL_MAX_PAGES		(SZ_4M >> PAGE_SHIFT)
+
+/**
+ * ra_window_auto_max - how far windows grow on their own
+ * @io_pages: the largest request of the device, in pages
+ * @rotational: whether the device's queue is rotational
+ *
+ * Return: @io_pages, or on a rotational queue RA_ROTATIONAL_REQUESTS of
+ * them up to RA_ROTATIONAL_MAX_PAGES (never less than @io_pages).
+ */
+static inline unsigned long ra_window_auto_max(unsigned long io_pages,
+					       bool rotational)
+{
+	if (!rotational)
+		return io_pages;
+	return max(io_pages, min(RA_ROTATIONAL_REQUESTS * io_pages,
+				 RA_ROTATIONAL_MAX_PAGES));
+}
+
 /* A window takes at most 1/64 of the available memory... */
 #define RA_MEMORY_SHARE_SHIFT		6
 /* ...and 1/256 of it while many streams compete. */
@@ -128,9 +156,11 @@ static inline unsigned long ra_window_next(unsigned long cur,
 /**
  * ra_window_max - the largest adaptive window of a stream
  * @ra_pages: read_ahead_kb in pages (0: readahead is off)
- * @auto_pages: the most the device's windows grow to on their own, in pages
+ * @auto_pages: how far the device's windows grow on their own, in pages
+ *	       (ra_window_auto_max())
  * @avail_pages: the memory available for the page cache, in pages
- * @crowded: whether many streams compete (a congested queue)
+ * @crowded: whether many streams compete (a congested queue, or one that
+ *	     cannot tell)
  */
 static inline unsigned long ra_window_max(unsigned long ra_pages,
 					  unsigned long auto_pages,

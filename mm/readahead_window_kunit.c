@@ -53,7 +53,7 @@ static void ra_window_grows_to_max(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 320UL, ra_window_next(size, 320));
 }
 
-/* The adaptive maximum: what the device grows windows to, within memory. */
+/* The adaptive maximum: the device's own, within memory. */
 static void ra_window_max_bounds(struct kunit *test)
 {
 	const unsigned long plenty = 1UL << 30;
@@ -69,6 +69,25 @@ static void ra_window_max_bounds(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 32UL, ra_window_max(32, 320, 0, true));
 	/* read_ahead_kb 0 keeps readahead off. */
 	KUNIT_EXPECT_EQ(test, 0UL, ra_window_max(0, 1024, plenty, false));
+}
+
+/*
+ * On a rotational queue, windows grow to a few requests up to 4 MiB; on
+ * one that is not, to one request.
+ */
+static void ra_window_auto_max_by_queue(struct kunit *test)
+{
+	const unsigned long cap = RA_ROTATIONAL_MAX_PAGES;
+
+	KUNIT_EXPECT_EQ(test, 320UL, ra_window_auto_max(320, false));
+	KUNIT_EXPECT_EQ(test, 128UL, ra_window_auto_max(128, false));
+	/* usb-storage's 120 KiB requests: four of them. */
+	KUNIT_EXPECT_EQ(test, 4 * 30UL, ra_window_auto_max(30, true));
+	KUNIT_EXPECT_EQ(test, min(4 * 128UL, cap),
+			ra_window_auto_max(128, true));
+	KUNIT_EXPECT_EQ(test, cap, ra_window_auto_max(cap / 2, true));
+	/* Never below one request, whatever its size. */
+	KUNIT_EXPECT_EQ(test, 2 * cap, ra_window_auto_max(2 * cap, true));
 }
 
 /* Only a sequential miss within the stream's last two windows thrashes. */
@@ -136,6 +155,7 @@ static struct kunit_case ra_window_cases[] = {
 	KUNIT_CASE(ra_window_initial_from_request),
 	KUNIT_CASE(ra_window_grows_to_max),
 	KUNIT_CASE(ra_window_max_bounds),
+	KUNIT_CASE(ra_window_auto_max_by_queue),
 	KUNIT_CASE(ra_window_detects_thrash),
 	KUNIT_CASE(ra_window_detects_continuation),
 	KUNIT_CASE(ra_window_defers_half_a_window),

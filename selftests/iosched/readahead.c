@@ -636,51 +636,51 @@ static long queue_attr_number(const char *disk, const char *attr)
 	return atol(val);
 }
 
-/* How far adaptive windows grow on their own on a disk that rotates. */
-#define RA_ROTATING_MAX_KB	4096
-
 /*
- * The largest window the device allows, in pages: read_ahead_kb, the
- * device's largest request (a read larger than read_ahead_kb is read at
- * once up to it) and, on a disk that rotates, what adaptive windows grow
- * to where nobody wrote read_ahead_kb.
+ * The largest window the device allows where read_ahead_kb was written or
+ * the queue is not rotational, in pages: read_ahead_kb, or the device's
+ * largest request (a read larger than read_ahead_kb is read at once up to
+ * it, and adaptive windows grow to it).
  */
 static unsigned long device_max_pages(struct __test_metadata *_metadata,
 				      const char *disk, long page)
 {
 	long ra_kb = queue_attr_number(disk, "read_ahead_kb");
 	long io_kb = queue_attr_number(disk, "max_sectors_kb");
-	long max_kb = io_kb > ra_kb ? io_kb : ra_kb;
 
 	EXPECT_LE(0, ra_kb);
 	EXPECT_LE(0, io_kb);
-	if (queue_attr_number(disk, "rotational") == 1 &&
-	    max_kb < RA_ROTATING_MAX_KB)
-		max_kb = RA_ROTATING_MAX_KB;
-	return (unsigned long)max_kb * 1024 / page;
+	return (unsigned long)(io_kb > ra_kb ? io_kb : ra_kb) * 1024 / page;
 }
 
 /*
  * A sequential read that misses pages of its own readahead (evicted here by
  * the reclaim of its memory cgroup) has its next window cut to what the
  * reader consumed, and that is never more than the device's largest window
- * (device_max_pages()), however large the read.  Readers
- * that share a file descriptor update one readahead state unlocked; the
- * windows they leave are within the same bound.  (Their stores of one
- * window's size and another's async_size may interleave, and the
- * tracepoint reads the state as they left it, so async_size is checked
- * only for the single reader.)
+ * (max(read_ahead_kb, max_sectors_kb), read_ahead_kb written to itself
+ * first so that no window grows past it on its own), however large the
+ * read.  Readers that share a file descriptor update one readahead state
+ * unlocked; the windows they leave are within the same bound.  (Their
+ * stores of one window's size and another's async_size may interleave,
+ * and the tracepoint reads the state as they left it, so async_size is
+ * checked only for the single reader.)
  */
 TEST_F_TIMEOUT(ra, windows_stay_within_the_maximum, THRASH_TIMEOUT_S)
 {
-	unsigned long max_pages = device_max_pages(_metadata, self->disk,
-						   self->page);
+	char ra_kb[24];
+	unsigned long max_pages;
 	off_t base = self->size / 8 & ~(off_t)(REGION - 1);
 	char *buf = malloc(BIG_READ);
 	struct ra_windows seen;
 	int error;
 
 	ASSERT_NE(NULL, buf);
+	snprintf(ra_kb, sizeof(ra_kb), "%ld",
+		 queue_attr_number(self->disk, "read_ahead_kb"));
+	ASSERT_EQ(0, set_queue_attr(self->disk, "read_ahead_kb", ra_kb,
+				    self->read_ahead_kb,
+				    sizeof(self->read_ahead_kb)));
+	max_pages = device_max_pages(_metadata, self->disk, self->page);
 	ASSERT_LT(max_pages, BIG_READ / self->page);
 	ASSERT_LE(base + BIG_READ + (off_t)SHARED_READERS * (THRASH_MIB << 20),
 		  self->size);
@@ -940,7 +940,7 @@ static void make_fresh_disk(struct __test_metadata *_metadata,
 	made_disk_sizes(_metadata, FRESH_DISK, d->page, &d->ra_pages,
 			&d->io_pages);
 	ASSERT_EQ(atol(FRESH_MAX_SECTORS) * 512 / d->page, d->io_pages);
-	d->max_pages = device_max_pages(_metadata, FRESH_DISK, d->page);
+	d->max_pages = d->io_pages;
 }
 
 /* Read [@off, @off + @mib MiB) of @fd, a MiB at a time. */
@@ -997,7 +997,7 @@ static int read_fresh_disk(struct __test_metadata *_metadata,
 
 /*
  * Where nobody wrote read_ahead_kb, a sequential reader's windows grow
- * past it, up to the largest request of a disk that does not rotate.
+ * past it, up to the largest request where the queue is not rotational.
  */
 TEST_F_TIMEOUT(fresh, windows_grow_past_an_unwritten_read_ahead_kb,
 	       THRASH_TIMEOUT_S)
@@ -1011,26 +1011,33 @@ TEST_F_TIMEOUT(fresh, windows_grow_past_an_unwritten_read_ahead_kb,
 		TH_LOG("no window grew past read_ahead_kb");
 }
 
+/* RA_ROTATIONAL_REQUESTS and RA_ROTATIONAL_MAX_PAGES of readahead_window.h */
+#define RA_ROTATIONAL_REQUESTS	4
+#define RA_ROTATIONAL_MAX_KB	4096
+
 /*
- * On a disk that rotates (null_blk does not, until told), windows grow
- * past its largest request: each window of a stream costs a seek there.
+ * On a rotational queue (null_blk's is not, until told), windows grow past
+ * the largest request, to RA_ROTATIONAL_REQUESTS of them up to
+ * RA_ROTATIONAL_MAX_KB: each window of a stream costs a seek there.
  */
-TEST_F_TIMEOUT(fresh, rotating_disk_windows_grow_past_its_largest_request,
+TEST_F_TIMEOUT(fresh, rotational_queue_windows_grow_past_one_request,
 	       THRASH_TIMEOUT_S)
 {
+	unsigned long cap = RA_ROTATIONAL_MAX_KB * 1024 / self->disk.page;
 	char path[PATH_MAX];
 	struct ra_windows seen;
 
 	make_fresh_disk(_metadata, &self->disk);
 	iosched_queue_attr(FRESH_DISK, "rotational", path, sizeof(path));
 	ASSERT_EQ(0, iosched_write_str(path, "1"));
-	self->disk.max_pages = device_max_pages(_metadata, FRESH_DISK,
-						self->disk.page);
-	ASSERT_LT(self->disk.io_pages, self->disk.max_pages);
+	ASSERT_EQ(1, queue_attr_number(FRESH_DISK, "rotational"));
+	self->disk.max_pages = RA_ROTATIONAL_REQUESTS * self->disk.io_pages;
+	if (self->disk.max_pages > cap)
+		self->disk.max_pages = cap;
 	if (read_fresh_disk(_metadata, &self->disk, 0, NULL, &seen))
 		SKIP(return, NO_TRACE);
 	EXPECT_LT(self->disk.io_pages, seen.largest)
-		TH_LOG("no window grew past the largest request of a rotating disk");
+		TH_LOG("no window grew past one request on a rotational queue");
 }
 
 /* Where a memory cgroup limit is set, relative to the reader's group. */
@@ -1137,7 +1144,8 @@ static const char *dm_unavailable(void)
 		return "no device mapper (CONFIG_BLK_DEV_DM)";
 	if (system("command -v dmsetup >/dev/null"))
 		return "no dmsetup";
-	if (!access("/dev/mapper/" FRESH_DM, F_OK))
+	/* Without udev a mapping may have no /dev/mapper node: ask dm. */
+	if (!system("dmsetup info " FRESH_DM " >/dev/null 2>&1"))
 		return FRESH_DM " is in use: another run, or one that crashed";
 	return NULL;
 }
@@ -1180,7 +1188,7 @@ static void make_fresh_dm(struct __test_metadata *_metadata,
 	dm->ino = disk_ino(_metadata, dm->fd);
 	made_disk_sizes(_metadata, name, dm->page, &dm->ra_pages,
 			&dm->io_pages);
-	dm->max_pages = device_max_pages(_metadata, name, dm->page);
+	dm->max_pages = dm->io_pages;
 }
 
 /*
