@@ -518,6 +518,14 @@ RA_TARGETS = (
      (("reader_kbps", 1.0, RA_BEST_WINDOW), RA_AMPLIFICATION)),
 )
 
+# Issue 31's bar in every cell a run measures beside a fixed stock window:
+# the series' readahead at least 0.98x the best window, reading no more
+# per byte used than the fastest.  The targets above add what their cells
+# need beyond it.
+RA_EVERY_CELL = "R31"
+RA_EVERY_CELL_CONDITIONS = (("reader_kbps", 0.98, RA_BEST_WINDOW),
+                            RA_AMPLIFICATION)
+
 # Each set of targets: its candidate, the label a run needs for the set
 # to be judged, and the targets.
 TARGET_SETS = ((CANDIDATE, CANDIDATE, TARGETS),
@@ -538,11 +546,16 @@ def row_stats(info, metric, threads):
     raise NotApplicable(f"{format_threads(threads)} not in this run")
 
 
+def is_fixed_window(label):
+    """Whether @label is stock readahead at a fixed window."""
+    return label.startswith(RA_STOCK + "@read_ahead_kb=")
+
+
 def stock_windows(stats):
     """The stock readahead labels of a row: mq-deadline-rastock and its
     fixed windows (mq-deadline-rastock@read_ahead_kb=N)."""
-    return [name for name in stats if name == RA_STOCK
-            or name.startswith(RA_STOCK + "@read_ahead_kb=")]
+    return [name for name in stats
+            if name == RA_STOCK or is_fixed_window(name)]
 
 
 def best_of(stats, metric, needed, pool):
@@ -720,13 +733,24 @@ def evaluate_target_set(cells, candidate, targets):
     return results
 
 
+def every_cell_targets(cells):
+    """RA_EVERY_CELL as a target of each cell and profile of @cells that
+    was measured beside a fixed stock window."""
+    pairs = dict.fromkeys((cell["cell"], cell["profile"]) for cell in cells
+                          if any(map(is_fixed_window, cell["schedulers"])))
+    return tuple((RA_EVERY_CELL, name, profile, None,
+                  RA_EVERY_CELL_CONDITIONS) for name, profile in pairs)
+
+
 def evaluate_targets(cells):
-    """The verdicts of each target set whose label ran; [] if none did."""
+    """The verdicts of each target set whose label ran, then RA_EVERY_CELL
+    where fixed windows ran; [] if none did."""
     results = []
     for candidate, needed, targets in TARGET_SETS:
         if any(needed in cell["schedulers"] for cell in cells):
             results += evaluate_target_set(cells, candidate, targets)
-    return results
+    return results + evaluate_target_set(cells, RA_CANDIDATE,
+                                         every_cell_targets(cells))
 
 
 def target_cells():
@@ -1056,7 +1080,8 @@ def targets_section(targets):
             f"or the {RA_BEST_WINDOW} (the best of it and its fixed windows "
             f"{RA_STOCK}@read_ahead_kb=N, which boot apart); read_amplification "
             f"against the {RA_FASTEST_WINDOW} (the one with the best "
-            "reader_kbps).", ""] + [
+            f"reader_kbps). {RA_EVERY_CELL}: that bar in every cell measured "
+            "beside a fixed window.", ""] + [
                 f"- {target_line(result)}" for result in targets] + [""]
 
 

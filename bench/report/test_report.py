@@ -388,6 +388,32 @@ class ReadaheadTargets(unittest.TestCase):
         self.assertAlmostEqual(checks[0]["ratio"], 1.10 / 1.20)
         self.assertEqual(checks[0]["verdict"], "met")
 
+    def test_every_cell_beside_a_fixed_window_is_judged(self):
+        fixed = "mq-deadline-rastock@read_ahead_kb=512"
+        means = {"mq-deadline": (90000, 1.0), fixed: (100000, 1.0),
+                 "mq-deadline-rastock": (80000, 1.0)}
+        records = [record for cell in ("seed002-partial", "seed002-rand16k")
+                   for record in target_records(
+                       cell, 1, {name: {"reader_kbps": kbps,
+                                        "read_amplification": amp}
+                                 for name, (kbps, amp) in means.items()})]
+        records += target_records("seed001-fsync", 1,
+                                  {"mq-deadline": {"reader_kbps": 1.0}})
+        results = report.evaluate_targets(report.aggregate(records,
+                                                           "mq-deadline"))
+        every = {r["cell"]: r for r in results if r["target"] == "R31"}
+        self.assertEqual(sorted(every), ["seed002-partial",
+                                         "seed002-rand16k"])
+        kbps = every["seed002-partial"]["checks"][0]
+        self.assertEqual(kbps["reference"], fixed)
+        self.assertAlmostEqual(kbps["ratio"], 0.9)
+        self.assertEqual(every["seed002-partial"]["verdict"], "missed")
+
+    def test_every_cell_not_judged_without_a_fixed_window(self):
+        results = report.evaluate_targets(report.aggregate(
+            self.seq_records({16: (60000, 40000)}), "mq-deadline"))
+        self.assertFalse([r for r in results if r["target"] == "R31"])
+
     def test_not_judged_without_the_stock_label(self):
         records = [r for r in self.seq_records({16: (60000, 40000)})
                    if r["scheduler"] == "mq-deadline"]
