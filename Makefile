@@ -13,8 +13,9 @@
 #   KERNEL_IMAGE   boot this bzImage instead of the one built
 #   QUICK=1 PROFILE CELLS SCHEDULERS REPS THREADS SECS GUEST_MIB   make bench
 #   A B            make ab: two revisions (with CELLS, REPS, ...)
+#   LIMIT ACTION   make ra-matrix: at most LIMIT runs; ACTION=status|report
 
-.PHONY: all run test kunit selftest soak bench ab shell check export build initramfs deps clean help
+.PHONY: all run test kunit selftest soak bench ab ra-matrix shell check export build initramfs deps clean help
 
 all: run
 
@@ -38,6 +39,9 @@ bench:
 
 ab:
 	@scripts/ab.sh
+
+ra-matrix:
+	@scripts/ra-matrix.sh
 
 shell:
 	@scripts/shell.sh
@@ -66,4 +70,4 @@ clean:
 
 help:
 	@sed -n 's/^#   /  /p' Makefile
-	@echo "targets: run test kunit selftest soak bench ab shell check export build initramfs deps clean"
+	@echo "targets: run test kunit selftest soak bench ab ra-matrix shell check export build initramfs deps clean"

@@ -7,7 +7,9 @@
 # plots go to build/bench/<run>/ (build/bench/latest links the newest).
 #
 #   QUICK=1          the quick cells on their first profile, one repetition
-#   PROFILE=hdd      only these profiles (space or comma separated)
+#   PROFILE=hdd      only these profiles (space or comma separated); the
+#                    cells CELLS names run on them whether their line in
+#                    cells.conf lists them or not
 #   CELLS="a b"      only these cells
 #   SCHEDULERS="x"   only these scheduler labels
 #   REPS=5           repetitions (scheduler order rotates between them);
@@ -206,6 +208,7 @@ write_plans()
 		[ "$threads" != - ] && [ -n "${THREADS:-}" ] && threads=$THREADS
 		[ "$secs" != - ] && [ -n "${SECS:-}" ] && secs=$SECS
 		profiles=$(words "$(cell_field "$cell" 4)")
+		[ -n "${CELLS:-}" ] && [ -n "${PROFILE:-}" ] && profiles=$(words "$PROFILE")
 		[ "$QUICK" = 1 ] && [ -z "${PROFILE:-}" ] && profiles=${profiles%% *}
 		for profile in $profiles; do
 			selected "$profile" "${PROFILE:-}" || continue

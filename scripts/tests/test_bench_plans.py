@@ -26,12 +26,12 @@ def bench(function, **knobs):
 
 
 class Plans(unittest.TestCase):
-    def plans(self, schedulers):
+    def plans(self, schedulers, **knobs):
         run = tempfile.mkdtemp()
         self.addCleanup(subprocess.run, ['rm', '-rf', run])
-        done = bench('write_plans', RUN=run, CELLS='seed002-seq16k',
-                     PROFILE='hdd', REPS='3', THREADS='1',
-                     SCHEDULERS=' '.join(schedulers))
+        knobs = dict(dict(CELLS='seed002-seq16k', PROFILE='hdd'), **knobs)
+        done = bench('write_plans', RUN=run, REPS='3', THREADS='1',
+                     SCHEDULERS=' '.join(schedulers), **knobs)
         self.assertEqual(done.returncode, 0, done.stderr)
         plans = {}
         for name in os.listdir(os.path.join(run, 'plan')):
@@ -52,6 +52,18 @@ class Plans(unittest.TestCase):
                       for rep in ('1', '2', '3')]
             self.assertEqual(len(set(firsts)), len(firsts) if
                              boot is written else 2, firsts)
+
+    def test_a_named_cell_runs_on_a_profile_it_does_not_list(self):
+        plans = self.plans(['mq-deadline'], CELLS='seed002-rand16k',
+                           PROFILE='raid4,raw')
+        self.assertEqual(sorted(plans), ['raid4_sata_256_ext4_default',
+                                         'raw_sata_256_ext4_default'])
+
+    def test_profile_alone_filters_what_cells_list(self):
+        plans = self.plans(['mq-deadline'], CELLS='', PROFILE='raid4')
+        self.assertNotIn('seed002-rand16k',
+                         {line[0] for boot in plans.values()
+                          for line in boot})
 
     def test_no_plan_file_for_an_empty_boot(self):
         self.assertEqual(sorted(self.plans(['mq-deadline'])),
