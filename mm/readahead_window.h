@@ -8,8 +8,6 @@
 
 #include <linux/log2.h>
 #include <linux/minmax.h>
-#include <linux/sizes.h>
-#include <asm/page.h>
 
 /**
  * DOC: Adaptive readahead window sizing
@@ -36,8 +34,9 @@
  * (max_sectors_kb), but no further than the block layer's default cap on
  * a request (1280 KiB): one positioning per request.  On a rotational
  * queue (queue/rotational 1: what disks that seek report, but also every
- * virtio-blk disk and SCSI or USB devices that do not say) it grows on to
- * four requests, but no further than 4 MiB: a stream that shares a disk
+ * virtio-blk disk, and SCSI and USB devices that report no rotation rate)
+ * it grows on to four requests, but no further than 4 MiB (480 KiB on a
+ * USB 2 stick, 4 MiB on a USB 3 one): a stream that shares a disk
  * that seeks pays one seek per window, worth about the transfer of a
  * megabyte, so that windows of one request leave the disk positioning
  * much of the time.  Writing queue/rotational changes it from the next
@@ -126,26 +125,27 @@ static inline unsigned long ra_window_next(unsigned long cur,
 	return max;
 }
 
-/* On a rotational queue a window grows to this many requests... */
-#define RA_ROTATIONAL_REQUESTS		4
-/* ...but no further than 4 MiB. */
-#define RA_ROTATIONAL_MAX_PAGES		(SZ_4M >> PAGE_SHIFT)
+/* On a rotational queue a window grows to this many requests. */
+#define RA_ROTATIONAL_REQUESTS		4UL
 
 /**
  * ra_window_auto_max - how far windows grow on their own
  * @io_pages: the largest request of the device, in pages
  * @rotational: whether the device's queue is rotational
+ * @rotational_max: the most a window grows to on a rotational queue, in
+ *		    pages (4 MiB in mm/readahead.c)
  *
  * Return: @io_pages, or on a rotational queue RA_ROTATIONAL_REQUESTS of
- * them up to RA_ROTATIONAL_MAX_PAGES (never less than @io_pages).
+ * them up to @rotational_max, but never less than @io_pages.
  */
 static inline unsigned long ra_window_auto_max(unsigned long io_pages,
-					       bool rotational)
+					       bool rotational,
+					       unsigned long rotational_max)
 {
 	if (!rotational)
 		return io_pages;
 	return max(io_pages, min(RA_ROTATIONAL_REQUESTS * io_pages,
-				 RA_ROTATIONAL_MAX_PAGES));
+				 rotational_max));
 }
 
 /* A window takes at most 1/64 of the available memory... */

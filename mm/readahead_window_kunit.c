@@ -72,22 +72,19 @@ static void ra_window_max_bounds(struct kunit *test)
 }
 
 /*
- * On a rotational queue, windows grow to a few requests up to 4 MiB; on
- * one that is not, to one request.
+ * On a rotational queue, windows grow to four requests up to the limit
+ * given (1024 pages here, 4 MiB of 4 KiB pages); on one that is not, to
+ * one request.
  */
 static void ra_window_auto_max_by_queue(struct kunit *test)
 {
-	const unsigned long cap = RA_ROTATIONAL_MAX_PAGES;
-
-	KUNIT_EXPECT_EQ(test, 320UL, ra_window_auto_max(320, false));
-	KUNIT_EXPECT_EQ(test, 128UL, ra_window_auto_max(128, false));
-	/* usb-storage's 120 KiB requests: four of them. */
-	KUNIT_EXPECT_EQ(test, 4 * 30UL, ra_window_auto_max(30, true));
-	KUNIT_EXPECT_EQ(test, min(4 * 128UL, cap),
-			ra_window_auto_max(128, true));
-	KUNIT_EXPECT_EQ(test, cap, ra_window_auto_max(cap / 2, true));
+	KUNIT_EXPECT_EQ(test, 320UL, ra_window_auto_max(320, false, 1024));
+	KUNIT_EXPECT_EQ(test, 128UL, ra_window_auto_max(128, false, 1024));
+	KUNIT_EXPECT_EQ(test, 120UL, ra_window_auto_max(30, true, 1024));
+	KUNIT_EXPECT_EQ(test, 512UL, ra_window_auto_max(128, true, 1024));
+	KUNIT_EXPECT_EQ(test, 1024UL, ra_window_auto_max(320, true, 1024));
 	/* Never below one request, whatever its size. */
-	KUNIT_EXPECT_EQ(test, 2 * cap, ra_window_auto_max(2 * cap, true));
+	KUNIT_EXPECT_EQ(test, 2048UL, ra_window_auto_max(2048, true, 1024));
 }
 
 /* Only a sequential miss within the stream's last two windows thrashes. */
