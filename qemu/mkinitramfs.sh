@@ -93,7 +93,7 @@ pack()
 pack_tools()
 {
 	local kib
-	kib=$(du -sk "$TOOLS_STAGE" | cut -f1)
+	kib=$(du -sk --apparent-size "$TOOLS_STAGE" | cut -f1)
 	rm -f "$TOOLS_IMG.tmp"
 	truncate -s "$((kib + kib / 4 + 4096))K" "$TOOLS_IMG.tmp"
 	mke2fs -q -F -t ext4 -O ^has_journal -L iosched-tools -E root_owner=0:0 \
@@ -112,6 +112,6 @@ if [ -f "$OUT" ] && [ -f "$TOOLS_IMG" ] &&
 fi
 say "building the initramfs"
 stage
-pack
 pack_tools
+pack
 echo "$hash" >"$OUT.hash"

@@ -208,7 +208,8 @@ write_plans()
 		[ "$threads" != - ] && [ -n "${THREADS:-}" ] && threads=$THREADS
 		[ "$secs" != - ] && [ -n "${SECS:-}" ] && secs=$SECS
 		profiles=$(words "$(cell_field "$cell" 4)")
-		[ -n "${CELLS:-}" ] && [ -n "${PROFILE:-}" ] && profiles=$(words "$PROFILE")
+		[ -n "${CELLS:-}" ] && [ -n "${PROFILE:-}" ] &&
+			profiles=$(words "$PROFILE" | tr ' ' '\n' | awk '!seen[$0]++' | xargs)
 		[ "$QUICK" = 1 ] && [ -z "${PROFILE:-}" ] && profiles=${profiles%% *}
 		for profile in $profiles; do
 			selected "$profile" "${PROFILE:-}" || continue
@@ -234,7 +235,12 @@ check_plan_disks()
 	local plan profile disk why
 	for plan in "$RUN"/plan/*; do
 		read -r profile disk _ <<<"$(group_fields "$plan")"
-		[ "$disk" != nullb ] && why=$(rotational_conflict "$disk" "$profile") || continue
+		if [ "$disk" = nullb ]; then
+			[ "$profile" = raw ] && continue
+			why="profile $profile on null_blk: null_blk has no disk model, only profile raw"
+		else
+			why=$(rotational_conflict "$disk" "$profile") || continue
+		fi
 		abandon_run "$why"
 	done
 }

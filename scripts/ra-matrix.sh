@@ -3,8 +3,8 @@
 # "make ra-matrix": issue 31's readahead matrix (bench/ra-matrix.conf),
 # one make bench run per profile, guest memory and cell, each measured
 # once per source: a run counts for the commit it measured as long as
-# nothing that shapes its figures (the kernel, the guest, the disk model,
-# the jobs) changed since. The matrix takes many hours; sessions share it
+# nothing that may shape its figures (anything but the paths of
+# NOT_MEASURED) changed since. The matrix takes many hours; sessions share it
 # through the ledger build/bench/ra-matrix.tsv, and each invocation goes
 # on where the last one stopped.
 #
@@ -23,8 +23,26 @@ MATRIX_LABELS="mq-deadline mq-deadline-rastock \
 mq-deadline-rastock@read_ahead_kb=512 \
 mq-deadline-rastock@read_ahead_kb=1024 \
 mq-deadline-rastock@read_ahead_kb=2048"
-# What a measurement depends on: a change to any of these measures anew.
-SOURCE_PATHS="patches block mm include configs qemu bench/jobs bench/cells.conf"
+# What no measurement depends on; a change anywhere else measures anew.
+NOT_MEASURED="README.md Documentation selftests bench/report scripts/tests .ci"
+
+# Pathspecs of everything a measurement may depend on (for git status).
+measured_paths()
+{
+	local p
+	echo .
+	for p in $NOT_MEASURED; do
+		echo ":(exclude)$p"
+	done
+}
+
+# HEAD's files that a measurement may depend on, as git ls-tree lists them.
+measured_files()
+{
+	git -C "$TOP" ls-tree -r HEAD | awk -F '\t' -v skip="$NOT_MEASURED" '
+		BEGIN { n = split(skip, s, " ") }
+		{ for (i = 1; i <= n; i++) if ($2 == s[i] || index($2, s[i] "/") == 1) next; print }'
+}
 
 # "profile mem cell" for every run of the matrix, in order.
 matrix_entries()
@@ -33,24 +51,31 @@ matrix_entries()
 		"$MATRIX_CONF"
 }
 
-# The id of what measurements of this checkout depend on; dies if any of
-# it has uncommitted changes (a run could not say what it measured).
+# The id of what measurements of this checkout depend on. With "strict",
+# dies if any of it has uncommitted changes (a run could not say what it
+# measured); otherwise only warns.
 source_id()
 {
 	local paths
-	read -ra paths <<<"$SOURCE_PATHS"
-	[ -z "$(git -C "$TOP" status --porcelain -- "${paths[@]}")" ] ||
-		die "uncommitted changes under ${SOURCE_PATHS// /, }: commit them first, so that each run says what it measured"
-	(cd "$TOP" && git rev-parse "${paths[@]/#/HEAD:}") | sha1sum | cut -c1-12
+	mapfile -t paths < <(measured_paths)
+	if [ -n "$(git -C "$TOP" status --porcelain --untracked-files=no -- "${paths[@]}")" ]; then
+		[ "${1:-}" = strict ] &&
+			die "uncommitted changes outside ${NOT_MEASURED// /, }: commit them first, so that each run says what it measured"
+		warn "uncommitted changes: the source below is HEAD's"
+	fi
+	measured_files | sha1sum | cut -c1-12
 }
 
-# The run id recorded for entry "$2" (profile mem cell) of source $1.
+# The run id recorded for entry "$2" (profile mem cell) of source $1, if
+# its results are still there.
 recorded_run()
 {
+	local run
 	[ -f "$LEDGER" ] || return 0
-	awk -v src="$1" -v entry="$2" \
-		'$1 == src && $2 " " $3 " " $4 == entry { run = $5 } END { if (run) print run }' \
-		"$LEDGER"
+	run=$(awk -v src="$1" -v entry="$2" \
+		'$1 == src && $2 " " $3 " " $4 == entry { run = $5 } END { print run }' \
+		"$LEDGER")
+	[ -z "$run" ] || [ ! -f "$BUILD/bench/$run/summary.json" ] || echo "$run"
 }
 
 # The entries of source $1 with no run recorded, in order.
@@ -62,9 +87,14 @@ entries_left()
 	done
 }
 
+# Die with one line at the first line of the matrix that cannot run: too
+# few fields, a memory that is no size, an unknown cell. (Profiles are
+# checked by make bench, which knows the disk model's.)
 check_matrix_cells()
 {
-	local known cell
+	local known line cell
+	line=$(awk '!/^#/ && NF && (NF < 3 || $2 !~ /^(-|[1-9][0-9]*)$/) { print NR; exit }' "$MATRIX_CONF")
+	[ -z "$line" ] || die "$MATRIX_CONF:$line: want 'profile guest-MiB-or-- cell...'"
 	known=" $(awk '!/^#/ && NF { printf "%s ", $1 }' "$TOP/bench/cells.conf")"
 	for cell in $(matrix_entries | awk '{ print $3 }' | sort -u); do
 		[[ $known == *" $cell "* ]] ||
@@ -87,6 +117,8 @@ run_entry()
 	run=$(readlink "$BUILD/bench/latest")
 	python3 "$TOP/bench/check-results.py" "$BUILD/bench/$run" >&2 ||
 		die "run $run failed its checks; not recorded"
+	[ "$(source_id strict)" = "$1" ] ||
+		die "the source changed during run $run (a commit or an edit); not recorded"
 	mkdir -p "$(dirname "$LEDGER")"
 	printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$profile" "$mem" "$cell" "$run" >>"$LEDGER"
 }
@@ -130,6 +162,13 @@ write_report()
 	say "ra-matrix: ${#runs[@]} runs in $MATRIX_REPORT"
 }
 
+# Settings that would measure something else than the matrix's kernel.
+check_environment()
+{
+	[ "${DEBUG:-0}" = 0 ] || die "DEBUG=$DEBUG: the matrix measures the kernel users run, not the debug one"
+	[ -z "${KERNEL_IMAGE:-}" ] || die "KERNEL_IMAGE is set: the matrix measures this checkout's kernel"
+}
+
 main()
 {
 	local action=${ACTION:-run} src
@@ -138,11 +177,17 @@ main()
 	*) die "ACTION=$action: one of run, status, report" ;;
 	esac
 	check_matrix_cells
-	src=$(source_id)
 	case $action in
-	run) run_matrix "$src" ;;
-	status) show_status "$src" ;;
-	report) write_report "$src" ;;
+	run)
+		check_environment
+		mkdir -p "$BUILD/bench"
+		exec 9>"$BUILD/bench/ra-matrix.lock"
+		flock -n 9 || die "another make ra-matrix runs in $BUILD"
+		src=$(source_id strict)
+		run_matrix "$src"
+		;;
+	status) show_status "$(source_id)" ;;
+	report) write_report "$(source_id)" ;;
 	esac
 }
 

@@ -3,12 +3,13 @@
 ra-matrix recorded: for each cell, profile, guest memory and thread count,
 the series' reader_kbps against the best stock window and its
 read_amplification against the fastest one (report.py's R31 target, with
-95% confidence intervals), and the other readahead targets' lines.  Writes
-markdown to stdout and, with gnuplot, ra-matrix.png next to the runs.
+95% confidence intervals), and the other readahead targets' lines.  The
+verdicts are judged again from each run's results.jsonl, with today's
+report.py.  Writes markdown to stdout and, with gnuplot, ra-matrix.png
+next to the runs.
 
 Usage: python3 bench/report/ra_matrix.py build/bench/<run> ...
 """
-import json
 import os
 import shutil
 import subprocess
@@ -21,13 +22,16 @@ PROG = "ra_matrix.py"
 KBPS, AMPLIFICATION = "reader_kbps", "read_amplification"
 
 
-def load_summary(run_dir):
-    path = os.path.join(run_dir, "summary.json")
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, ValueError) as err:
-        sys.exit(f"{PROG}: {path}: {err}")
+def judge_run(run_dir):
+    """{"run": {"run", "mem_mib"}, "targets"} of the run in @run_dir."""
+    path = report.results_path(run_dir)
+    if not os.path.isfile(path):
+        sys.exit(f"{PROG}: {path}: no such file")
+    records, _ = report.load_records(path)
+    cells = report.aggregate(records, report.DEFAULT_BASELINE)
+    return {"run": {"run": os.path.basename(os.path.normpath(run_dir)),
+                    "mem_mib": report.distinct(records, "mem_mib")},
+            "targets": report.evaluate_targets(cells)}
 
 
 def run_memory(run):
@@ -57,7 +61,10 @@ def window_name(check):
 
 
 def row_verdict(checks):
-    return report.overall_verdict([c for c in checks if c is not None])
+    """As report.py judges a target; a check the row lacks is n/a."""
+    return report.overall_verdict(
+        [c if c is not None else {"verdict": report.NOT_APPLICABLE}
+         for c in checks])
 
 
 def matrix_rows(summaries):
@@ -172,7 +179,7 @@ def render_plot(rows, out_dir):
 def main(argv):
     if not argv:
         sys.exit(f"usage: {PROG} build/bench/<run> ...")
-    summaries = [load_summary(run_dir) for run_dir in argv]
+    summaries = [judge_run(run_dir) for run_dir in argv]
     rows = matrix_rows(summaries)
     text = markdown(rows, other_target_lines(summaries))
     png = render_plot(rows, os.path.dirname(os.path.abspath(argv[0])))

@@ -734,10 +734,11 @@ def evaluate_target_set(cells, candidate, targets):
 
 
 def every_cell_targets(cells):
-    """RA_EVERY_CELL as a target of each cell and profile of @cells that
-    was measured beside a fixed stock window."""
+    """RA_EVERY_CELL as a target of each cell and profile of @cells where
+    the candidate ran beside the stock algorithm and a fixed window."""
     pairs = dict.fromkeys((cell["cell"], cell["profile"]) for cell in cells
-                          if any(map(is_fixed_window, cell["schedulers"])))
+                          if {RA_CANDIDATE, RA_STOCK} <= set(cell["schedulers"])
+                          and any(map(is_fixed_window, cell["schedulers"])))
     return tuple((RA_EVERY_CELL, name, profile, None,
                   RA_EVERY_CELL_CONDITIONS) for name, profile in pairs)
 

@@ -46,6 +46,16 @@ class Rows(unittest.TestCase):
         self.assertAlmostEqual(row["amplification"]["ratio"], 1 / 1.05)
         self.assertEqual(row["verdict"], "missed")
 
+    def test_a_row_missing_a_check_is_not_met(self):
+        judged = summary()
+        for target in judged["targets"]:
+            target["checks"] = [c for c in target["checks"]
+                                if c["metric"] == "read_amplification"]
+        rows = ra_matrix.matrix_rows([judged])
+        self.assertIsNone(rows[0]["kbps"])
+        self.assertEqual(rows[0]["amplification"]["verdict"], "met")
+        self.assertEqual(rows[0]["verdict"], "n/a")
+
     def test_table_and_counts(self):
         text = ra_matrix.markdown(ra_matrix.matrix_rows(
             [summary(), summary("20261205-2", 1024)]), [])

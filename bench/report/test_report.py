@@ -409,6 +409,15 @@ class ReadaheadTargets(unittest.TestCase):
         self.assertAlmostEqual(kbps["ratio"], 0.9)
         self.assertEqual(every["seed002-partial"]["verdict"], "missed")
 
+    def test_every_cell_not_judged_without_the_stock_label(self):
+        fixed = "mq-deadline-rastock@read_ahead_kb=512"
+        records = list(target_records(
+            "seed002-rand16k", 1,
+            {"mq-deadline": {"reader_kbps": 1.0}, fixed: {"reader_kbps": 1.0}}))
+        results = report.evaluate_targets(report.aggregate(records,
+                                                           "mq-deadline"))
+        self.assertFalse([r for r in results if r["target"] == "R31"])
+
     def test_every_cell_not_judged_without_a_fixed_window(self):
         results = report.evaluate_targets(report.aggregate(
             self.seq_records({16: (60000, 40000)}), "mq-deadline"))

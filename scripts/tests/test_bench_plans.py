@@ -59,6 +59,20 @@ class Plans(unittest.TestCase):
         self.assertEqual(sorted(plans), ['raid4_sata_256_ext4_default',
                                          'raw_sata_256_ext4_default'])
 
+    def test_a_profile_named_twice_plans_once(self):
+        once = self.plans(['mq-deadline'], PROFILE='hdd')
+        twice = self.plans(['mq-deadline'], PROFILE='hdd,hdd')
+        self.assertEqual(once, twice)
+
+    def test_null_blk_takes_only_the_raw_profile(self):
+        run = tempfile.mkdtemp()
+        self.addCleanup(subprocess.run, ['rm', '-rf', run])
+        done = bench('write_plans; check_plan_disks', RUN=run,
+                     CELLS='nullblk-iops', PROFILE='hdd',
+                     SCHEDULERS='mq-deadline')
+        self.assertNotEqual(done.returncode, 0)
+        self.assertIn('null_blk has no disk model', done.stderr)
+
     def test_profile_alone_filters_what_cells_list(self):
         plans = self.plans(['mq-deadline'], CELLS='', PROFILE='raid4')
         self.assertNotIn('seed002-rand16k',

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """scripts/ra-matrix.sh: the matrix's runs come in the order of
 bench/ra-matrix.conf, a run recorded for this source is not run again
-(one recorded for another source is), and bad input fails with one line
-before anything runs."""
+(one recorded for another source is, and so is one whose results are
+gone), and bad input fails with one line before anything runs."""
 import os
 import subprocess
 import tempfile
@@ -36,10 +36,14 @@ class Entries(unittest.TestCase):
         self.assertIn('raid4 1024 seed002-squeeze', entries)
 
     def test_recorded_runs_are_not_left_for_their_source_only(self):
-        os.makedirs(os.path.join(self.build, 'bench'))
+        os.makedirs(os.path.join(self.build, 'bench', '20261205-1'))
+        with open(os.path.join(self.build, 'bench', '20261205-1',
+                               'summary.json'), 'w') as summary:
+            summary.write('{}\n')
         with open(os.path.join(self.build, 'bench', 'ra-matrix.tsv'),
                   'w') as ledger:
             ledger.write('src1\thdd\t256\tseed002-seq16k\t20261205-1\n')
+            ledger.write('src1\thdd\t256\tseed002-rand16k\t20261205-2\n')
         left = self.lines('entries_left src1')
         self.assertNotIn('hdd 256 seed002-seq16k', left)
         self.assertEqual(left[0], 'hdd 256 seed002-seq16k-xfs')
@@ -47,6 +51,7 @@ class Entries(unittest.TestCase):
                          'hdd 256 seed002-seq16k')
         self.assertEqual(self.lines(
             'recorded_run src1 "hdd 256 seed002-seq16k"'), ['20261205-1'])
+        self.assertIn('hdd 256 seed002-rand16k', left)
 
 
 class BadInput(unittest.TestCase):
@@ -67,6 +72,20 @@ class BadInput(unittest.TestCase):
             self.one_line_error(
                 matrix(f'MATRIX_CONF={conf.name}; check_matrix_cells'),
                 "unknown cell 'seed002-nosuch'")
+
+    def test_a_short_line_or_a_bad_memory_fails(self):
+        for line in ('hdd 256\n', 'hdd 0256 seed002-seq16k\n'):
+            with tempfile.NamedTemporaryFile('w', suffix='.conf') as conf:
+                conf.write('# comment\n' + line)
+                conf.flush()
+                self.one_line_error(
+                    matrix(f'MATRIX_CONF={conf.name}; check_matrix_cells'),
+                    f'{conf.name}:2:')
+
+    def test_the_debug_kernel_or_another_image_fails(self):
+        for knobs in ({'DEBUG': '1'}, {'KERNEL_IMAGE': '/tmp/bzImage'}):
+            self.one_line_error(matrix('check_environment', **knobs),
+                                list(knobs)[0])
 
     def test_an_unknown_action_fails(self):
         self.one_line_error(matrix('main', ACTION='go'), 'ACTION=go')
