@@ -672,6 +672,7 @@ static unsigned long device_max_pages(struct __test_metadata *_metadata,
 TEST_F_TIMEOUT(ra, windows_stay_within_the_maximum, THRASH_TIMEOUT_S)
 {
 	char ra_kb[24];
+	long written_kb;
 	unsigned long max_pages;
 	off_t base = self->size / 8 & ~(off_t)(REGION - 1);
 	char *buf = malloc(BIG_READ);
@@ -679,9 +680,9 @@ TEST_F_TIMEOUT(ra, windows_stay_within_the_maximum, THRASH_TIMEOUT_S)
 	int error;
 
 	ASSERT_NE(NULL, buf);
-	ASSERT_LE(0, queue_attr_number(self->disk, "read_ahead_kb"));
-	snprintf(ra_kb, sizeof(ra_kb), "%ld",
-		 queue_attr_number(self->disk, "read_ahead_kb"));
+	written_kb = queue_attr_number(self->disk, "read_ahead_kb");
+	ASSERT_LE(0, written_kb);
+	snprintf(ra_kb, sizeof(ra_kb), "%ld", written_kb);
 	ASSERT_EQ(0, set_queue_attr(self->disk, "read_ahead_kb", ra_kb,
 				    self->read_ahead_kb,
 				    sizeof(self->read_ahead_kb)));
