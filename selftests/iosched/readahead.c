@@ -640,6 +640,16 @@ static long queue_attr_number(const char *disk, const char *attr)
 	return atol(val);
 }
 
+/* queue_attr_number(), asserted readable. */
+static long queue_attr_long(struct __test_metadata *_metadata,
+			    const char *disk, const char *name)
+{
+	long value = queue_attr_number(disk, name);
+
+	ASSERT_LE(0, value) TH_LOG("cannot read queue/%s of %s", name, disk);
+	return value;
+}
+
 /*
  * The largest window the device allows where read_ahead_kb was written or
  * the queue is not rotational, in pages: read_ahead_kb, or the device's
@@ -672,7 +682,6 @@ static unsigned long device_max_pages(struct __test_metadata *_metadata,
 TEST_F_TIMEOUT(ra, windows_stay_within_the_maximum, THRASH_TIMEOUT_S)
 {
 	char ra_kb[24];
-	long written_kb;
 	unsigned long max_pages;
 	off_t base = self->size / 8 & ~(off_t)(REGION - 1);
 	char *buf = malloc(BIG_READ);
@@ -680,9 +689,8 @@ TEST_F_TIMEOUT(ra, windows_stay_within_the_maximum, THRASH_TIMEOUT_S)
 	int error;
 
 	ASSERT_NE(NULL, buf);
-	written_kb = queue_attr_number(self->disk, "read_ahead_kb");
-	ASSERT_LE(0, written_kb);
-	snprintf(ra_kb, sizeof(ra_kb), "%ld", written_kb);
+	snprintf(ra_kb, sizeof(ra_kb), "%ld",
+		 queue_attr_long(_metadata, self->disk, "read_ahead_kb"));
 	ASSERT_EQ(0, set_queue_attr(self->disk, "read_ahead_kb", ra_kb,
 				    self->read_ahead_kb,
 				    sizeof(self->read_ahead_kb)));
@@ -1894,16 +1902,6 @@ static void make_busy_disk(struct __test_metadata *_metadata, bool *made,
 		TH_LOG("cannot make null_blk disk %s: %s", name,
 		       strerror(errno));
 	ASSERT_EQ(0, iosched_select(name, sched));
-}
-
-/* queue_attr_number(), asserted readable. */
-static long queue_attr_long(struct __test_metadata *_metadata,
-			    const char *disk, const char *name)
-{
-	long value = queue_attr_number(disk, name);
-
-	ASSERT_LE(0, value) TH_LOG("cannot read queue/%s of %s", name, disk);
-	return value;
 }
 
 /*
