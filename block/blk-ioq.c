@@ -598,6 +598,16 @@ u64 ioq_idle_stop(struct ioq_sched *s, u64 now)
 }
 EXPORT_SYMBOL_GPL(ioq_idle_stop);
 
+/*
+ * Run the queue soon, from the timer: work was held back and neither a
+ * completion nor a timer would run it.  Safe in any context.
+ */
+void ioq_kick(struct ioq_sched *s)
+{
+	ioq_arm_timer(s, 0);
+}
+EXPORT_SYMBOL_GPL(ioq_kick);
+
 static enum hrtimer_restart ioq_timer_fn(struct hrtimer *timer)
 {
 	struct ioq_sched *s = container_of(timer, struct ioq_sched, timer);
@@ -969,7 +979,7 @@ VISIBLE_IF_KUNIT void ioq_sched_requeue(struct ioq_sched *s,
 	c->in_flight--;
 	s->in_flight--;
 	if (s->ops->requeued)
-		s->ops->requeued(s, c);
+		s->ops->requeued(s, c, now);
 	ioq_par_requeue(&s->par, now);
 	rec->dispatched = false;
 }
@@ -1000,11 +1010,43 @@ void ioq_exit_icq(struct io_cq *icq)
 	s = ioq_sched_of(icq->q);
 	spin_lock_irqsave(&s->lock, flags);
 	qic->client = NULL;
+	qic->exited = true;
+	c->exited = true;
 	s->ops->exited(s, c, ktime_get_ns());
+	/*
+	 * Dispatch may have held work back to wait for this process (idling,
+	 * anticipation): the wait is over, and no completion may come to
+	 * run the queue.
+	 */
+	if (s->held_back)
+		ioq_kick(s);
 	ioq_put_client(s, c);
 	spin_unlock_irqrestore(&s->lock, flags);
 }
 EXPORT_SYMBOL_GPL(ioq_exit_icq);
+
+/*
+ * The neighbours a request may merge with once a bio grew it: only
+ * requests of the same client, as for bios (ioq_allow_merge()); a policy
+ * whose sort tree holds several clients' requests needs that.
+ */
+struct request *ioq_latter_request(struct request_queue *q,
+				   struct request *rq)
+{
+	struct request *next = elv_rb_latter_request(q, rq);
+
+	return next && ioq_rq_client(next) == ioq_rq_client(rq) ? next : NULL;
+}
+EXPORT_SYMBOL_GPL(ioq_latter_request);
+
+struct request *ioq_former_request(struct request_queue *q,
+				   struct request *rq)
+{
+	struct request *prev = elv_rb_former_request(q, rq);
+
+	return prev && ioq_rq_client(prev) == ioq_rq_client(rq) ? prev : NULL;
+}
+EXPORT_SYMBOL_GPL(ioq_former_request);
 
 /*
  * A bio joins only a request of the client it would join itself:
@@ -1247,13 +1289,20 @@ void ioq_sched_init(struct ioq_sched *s, struct request_queue *q,
 }
 EXPORT_SYMBOL_GPL(ioq_sched_init);
 
+/* The scheduler goes away: its timer must not run the queue any more. */
+void ioq_sched_stop(struct ioq_sched *s)
+{
+	hrtimer_cancel(&s->timer);
+}
+EXPORT_SYMBOL_GPL(ioq_sched_stop);
+
 /*
- * The policy let go of every client it held; the queue is frozen, so
- * every request was freed and none is on the device.
+ * After ioq_sched_stop(), once the policy let go of every client it held;
+ * the queue is frozen, so every request was freed and none is on the
+ * device.
  */
 void ioq_sched_exit(struct ioq_sched *s)
 {
-	hrtimer_cancel(&s->timer);
 	WARN_ON_ONCE(s->queued || !list_empty(&s->dispatch) || s->in_flight);
 	kvfree(s->shared_records);
 }

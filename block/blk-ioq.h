@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Shared core of the time-slice I/O schedulers: per-process request
- * queues, the statistics their policies decide on, and an estimate of
- * how many requests the device serves in parallel.
+ * Shared core of the time-slice I/O schedulers: queues of requests, the
+ * statistics their policies decide on, an estimate of how many requests
+ * the device serves in parallel, and the scheduler core below a policy
+ * (struct ioq_sched).
  */
 #ifndef BLK_IOQ_H
 #define BLK_IOQ_H
@@ -13,6 +14,8 @@
 #include <linux/iocontext.h>
 #include <linux/rbtree.h>
 #include <linux/types.h>
+
+#include "blk-mq.h"
 
 struct blk_mq_alloc_data;
 struct elevator_queue;
@@ -203,12 +206,14 @@ struct ioq_client {
 	unsigned int in_flight;		/* on the device */
 	int ref;			/* its requests, its icq, the policy */
 	pid_t pid;
+	bool exited;			/* its process let go of it */
 };
 
 /* The icq of blk-ioq schedulers: a process's client on one queue. */
 struct ioq_icq {
 	struct io_cq icq;		/* must be first */
 	struct ioq_client *client;	/* NULL until its first request */
+	bool exited;			/* exit_icq ran: no client any more */
 };
 
 /*
@@ -274,7 +279,7 @@ struct ioq_policy_ops {
 	void (*completed)(struct ioq_sched *s, struct ioq_client *c,
 			  u64 service_ns, u64 now);
 	/* A request of @c came back unserved; it is inserted again. */
-	void (*requeued)(struct ioq_sched *s, struct ioq_client *c);
+	void (*requeued)(struct ioq_sched *s, struct ioq_client *c, u64 now);
 	/* @next, queued, was merged into @rq, queued, of the same client. */
 	void (*merged)(struct ioq_sched *s, struct request *rq,
 		       struct request *next);
@@ -325,15 +330,24 @@ static inline struct ioq_client *ioq_rq_client(const struct request *rq)
 	return rq->elv.priv[0];
 }
 
-/* The icq of @rq's process, or NULL when none could be had. */
+/*
+ * The icq of @rq's process, or NULL when none could be had or its
+ * process exited (a client made for it then would never be let go of).
+ * Context: the scheduler's lock, which orders it with exit_icq.
+ */
 static inline struct ioq_icq *ioq_rq_icq(const struct request *rq)
 {
-	return rq->elv.icq ? container_of(rq->elv.icq, struct ioq_icq, icq) :
-			     NULL;
+	struct ioq_icq *qic;
+
+	if (!rq->elv.icq)
+		return NULL;
+	qic = container_of(rq->elv.icq, struct ioq_icq, icq);
+	return qic->exited ? NULL : qic;
 }
 
 void ioq_sched_init(struct ioq_sched *s, struct request_queue *q,
 		    const struct ioq_policy_ops *ops);
+void ioq_sched_stop(struct ioq_sched *s);
 void ioq_sched_exit(struct ioq_sched *s);
 
 void ioq_client_init(struct ioq_client *c);
@@ -356,6 +370,7 @@ void ioq_arm_timer(struct ioq_sched *s, u64 delay_ns);
 void ioq_idle_start(struct ioq_sched *s, u64 now, u64 window);
 u64 ioq_idle_stop(struct ioq_sched *s, u64 now);
 
+void ioq_kick(struct ioq_sched *s);
 unsigned int ioq_units(struct ioq_sched *s, u64 now);
 unsigned int ioq_unit_of(const struct ioq_sched *s, const struct request *rq);
 bool ioq_unit_free_for(const struct ioq_sched *s, const struct ioq_client *c,
@@ -384,6 +399,10 @@ void ioq_insert_requests(struct blk_mq_hw_ctx *hctx, struct list_head *list,
 struct request *ioq_dispatch_request(struct blk_mq_hw_ctx *hctx);
 bool ioq_has_work(struct blk_mq_hw_ctx *hctx);
 void ioq_exit_icq(struct io_cq *icq);
+struct request *ioq_latter_request(struct request_queue *q,
+				   struct request *rq);
+struct request *ioq_former_request(struct request_queue *q,
+				   struct request *rq);
 
 /*
  * Tunables under queue/iosched/: a policy declares each with
@@ -439,18 +458,27 @@ ssize_t ioq_spindles_show(struct elevator_queue *e, char *page);
 ssize_t ioq_spindles_store(struct elevator_queue *e, const char *page,
 			   size_t count);
 
-/* The core's tunables, for a policy's elevator_attrs. */
+/*
+ * The core's tunables, for a policy's elevator_attrs: how seeks are told
+ * (for policies that ask ioq_client_seeky()), and the device's units.
+ * They expand to array elements, hence no parentheses.
+ */
 #define IOQ_ATTR(name)							\
 	__ATTR(name, 0644, ioq_##name##_show, ioq_##name##_store)
-#define IOQ_ATTRS							\
+#define IOQ_SEEK_ATTRS							\
 	IOQ_ATTR(seek_distance), IOQ_ATTR(seek_min_size),		\
-	IOQ_ATTR(seeky_requests), IOQ_ATTR(spindles)
+	IOQ_ATTR(seeky_requests)
+#define IOQ_UNIT_ATTRS							\
+	IOQ_ATTR(spindles)
 
 #ifdef CONFIG_BLK_DEBUG_FS
 int ioq_estimator_show(void *data, struct seq_file *m);
 int ioq_records_show(void *data, struct seq_file *m);
 
-/* The core's files under sched/, for a policy's queue_debugfs_attrs. */
+/*
+ * The core's files under sched/, for a policy's queue_debugfs_attrs: array
+ * elements, hence no parentheses.
+ */
 #define IOQ_DEBUGFS_ATTRS						\
 	{"estimator", 0400, ioq_estimator_show},			\
 	{"records", 0400, ioq_records_show}

@@ -7,6 +7,7 @@
  * requests on the device, requeues, units, the idle window).
  */
 #include <kunit/test.h>
+#include <linux/delay.h>
 #include <linux/ioprio.h>
 
 #include "elevator.h"
@@ -465,7 +466,7 @@ struct ioq_test_sched {
 	struct ioq_sched core;		/* first, as for any policy */
 	struct ioq_client client;
 	struct list_head fifo;
-	unsigned int dispatched, completed, requeued;
+	unsigned int dispatched, completed, requeued, exited;
 	u64 service_ns;
 	u64 hold_ns;
 	bool freed;
@@ -512,9 +513,16 @@ static void ioq_test_completed(struct ioq_sched *s, struct ioq_client *c,
 	ioq_test_of(s)->service_ns += service_ns;
 }
 
-static void ioq_test_requeued(struct ioq_sched *s, struct ioq_client *c)
+static void ioq_test_requeued(struct ioq_sched *s, struct ioq_client *c,
+			      u64 now)
 {
 	ioq_test_of(s)->requeued++;
+}
+
+static void ioq_test_exited(struct ioq_sched *s, struct ioq_client *c,
+			    u64 now)
+{
+	ioq_test_of(s)->exited++;
 }
 
 static u64 ioq_test_unit_hold_ns(struct ioq_sched *s,
@@ -535,9 +543,19 @@ static const struct ioq_policy_ops ioq_test_ops = {
 	.dispatched	= ioq_test_dispatched,
 	.completed	= ioq_test_completed,
 	.requeued	= ioq_test_requeued,
+	.exited		= ioq_test_exited,
 	.unit_hold_ns	= ioq_test_unit_hold_ns,
 	.free_client	= ioq_test_free_client,
 };
+
+/* Runs of the idle timer, which the exit test expects one of. */
+static atomic_t ioq_sched_test_timer_runs;
+
+static enum hrtimer_restart ioq_sched_test_timer_fn(struct hrtimer *timer)
+{
+	atomic_inc(&ioq_sched_test_timer_runs);
+	return HRTIMER_NORESTART;
+}
 
 static int ioq_sched_test_init(struct kunit *test)
 {
@@ -547,7 +565,8 @@ static int ioq_sched_test_init(struct kunit *test)
 	t->q = ioq_test_queue(test);
 	INIT_LIST_HEAD(&t->fifo);
 	ioq_sched_init(&t->core, t->q, &ioq_test_ops);
-	t->core.timer.function = ioq_test_timer_fn;
+	ioq_test_attach(test, t->q, &t->core);
+	t->core.timer.function = ioq_sched_test_timer_fn;
 	ioq_client_init(&t->client);
 	test->priv = t;
 	return 0;
@@ -806,6 +825,60 @@ static void ioq_test_seek_params(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p.min_bytes, 64 * 1024);
 }
 
+/*
+ * A process exits (exit_icq): its client is let go of and marked, later
+ * requests of its icq go to the policy's fallback, and work dispatch held
+ * back (to wait for the process) is run, from the timer.
+ */
+static void ioq_test_exit_icq(struct kunit *test)
+{
+	struct ioq_test_sched *t = test->priv;
+	struct ioq_icq *qic = ioq_test_icq(test, t->q);
+	struct request *rq = ioq_test_read(test, t, 2048);
+	unsigned int ms;
+
+	ioq_get_client(&t->client);	/* the icq's reference */
+	qic->client = &t->client;
+	rq->elv.icq = &qic->icq;
+	KUNIT_EXPECT_PTR_EQ(test, ioq_rq_icq(rq), qic);
+	t->core.held_back = true;
+	atomic_set(&ioq_sched_test_timer_runs, 0);
+	ioq_exit_icq(&qic->icq);
+	KUNIT_EXPECT_EQ(test, t->exited, 1);
+	KUNIT_EXPECT_NULL(test, qic->client);
+	KUNIT_EXPECT_TRUE(test, t->client.exited);
+	KUNIT_EXPECT_EQ(test, t->client.ref, 1);
+	KUNIT_EXPECT_NULL(test, ioq_rq_icq(rq));
+	for (ms = 0; ms < 1000 && !atomic_read(&ioq_sched_test_timer_runs);
+	     ms++)
+		msleep(1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ioq_sched_test_timer_runs), 1);
+}
+
+/* Requests merge with their neighbours in a sort tree of their client. */
+static void ioq_test_merge_neighbours(struct kunit *test)
+{
+	struct ioq_test_sched *t = test->priv;
+	struct request *a = ioq_test_read(test, t, 2048);
+	struct request *b = ioq_test_read(test, t, 2056);
+	struct request *c = ioq_test_read(test, t, 2064);
+	struct ioq_client other;
+	struct ioq ioq;
+
+	ioq_client_init(&other);
+	ioq_init(&ioq);
+	elv_rb_add(&ioq.sort_list, a);
+	elv_rb_add(&ioq.sort_list, b);
+	elv_rb_add(&ioq.sort_list, c);
+	a->elv.priv[0] = &t->client;
+	b->elv.priv[0] = &t->client;
+	c->elv.priv[0] = &other;
+	KUNIT_EXPECT_PTR_EQ(test, ioq_latter_request(t->q, a), b);
+	KUNIT_EXPECT_PTR_EQ(test, ioq_former_request(t->q, b), a);
+	KUNIT_EXPECT_NULL(test, ioq_latter_request(t->q, b));
+	KUNIT_EXPECT_NULL(test, ioq_former_request(t->q, c));
+}
+
 static struct kunit_case ioq_sched_test_cases[] = {
 	KUNIT_CASE(ioq_test_client_lifetime),
 	KUNIT_CASE(ioq_test_requeue_undoes_dispatch),
@@ -816,6 +889,8 @@ static struct kunit_case ioq_sched_test_cases[] = {
 	KUNIT_CASE(ioq_test_idle_window),
 	KUNIT_CASE(ioq_test_units),
 	KUNIT_CASE(ioq_test_seek_params),
+	KUNIT_CASE(ioq_test_exit_icq),
+	KUNIT_CASE(ioq_test_merge_neighbours),
 	{}
 };
 

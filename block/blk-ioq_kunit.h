@@ -11,6 +11,7 @@
 #include <linux/blk-mq.h>
 #include <linux/sizes.h>
 
+#include "elevator.h"
 #include "blk-ioq.h"
 
 #define IOQ_TEST_MS		((u64)NSEC_PER_MSEC)
@@ -35,6 +36,7 @@ static inline struct request_queue *ioq_test_queue(struct kunit *test)
 	tq->q.disk = kunit_kzalloc(test, sizeof(*tq->q.disk), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, tq->q.disk);
 	tq->q.limits.features = BLK_FEAT_ROTATIONAL;
+	tq->q.nr_requests = IOQ_TEST_TAGS;
 	tq->hctx.queue = &tq->q;
 	tq->hctx.sched_data = ioq_alloc_records(IOQ_TEST_TAGS, NUMA_NO_NODE,
 						0);
@@ -55,10 +57,29 @@ static inline void ioq_test_queue_exit(struct request_queue *q)
 }
 
 /*
- * A 4 KiB request of @opf at @pos of @q, on the next tag, as blk-mq hands
- * it to insert; never merged, as the test has no elevator queue whose
- * hash would find it.
+ * A 4 KiB request of @opf at @pos of @q, on @tag, as blk-mq hands it to
+ * insert; never merged, as the test has no elevator queue whose hash
+ * would find it.  A test reuses a freed request's memory and tag so.
  */
+static inline void ioq_test_request_init(struct request *rq,
+					 struct request_queue *q,
+					 blk_opf_t opf, sector_t pos,
+					 unsigned int tag)
+{
+	memset(rq, 0, sizeof(*rq));
+	rq->q = q;
+	rq->mq_hctx = ioq_test_hctx(q);
+	rq->internal_tag = tag;
+	rq->tag = BLK_MQ_NO_TAG;
+	rq->cmd_flags = opf | REQ_NOMERGE;
+	rq->__sector = pos;
+	rq->__data_len = SZ_4K;
+	RB_CLEAR_NODE(&rq->rb_node);
+	INIT_HLIST_NODE(&rq->hash);
+	INIT_LIST_HEAD(&rq->queuelist);
+}
+
+/* A new request (see above) on the next of the queue's tags. */
 static inline struct request *ioq_test_request(struct kunit *test,
 					       struct request_queue *q,
 					       blk_opf_t opf, sector_t pos)
@@ -67,17 +88,36 @@ static inline struct request *ioq_test_request(struct kunit *test,
 	struct request *rq = kunit_kzalloc(test, sizeof(*rq), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, rq);
-	rq->q = q;
-	rq->mq_hctx = &tq->hctx;
-	rq->internal_tag = tq->next_tag++;
-	rq->tag = BLK_MQ_NO_TAG;
-	rq->cmd_flags = opf | REQ_NOMERGE;
-	rq->__sector = pos;
-	rq->__data_len = SZ_4K;
-	RB_CLEAR_NODE(&rq->rb_node);
-	INIT_HLIST_NODE(&rq->hash);
-	INIT_LIST_HEAD(&rq->queuelist);
+	KUNIT_ASSERT_LT(test, tq->next_tag, IOQ_TEST_TAGS);
+	ioq_test_request_init(rq, q, opf, pos, tq->next_tag++);
 	return rq;
+}
+
+/*
+ * Make @s the scheduler of @q, for the core's elevator operations, which
+ * find it through q->elevator.
+ */
+static inline void ioq_test_attach(struct kunit *test,
+				   struct request_queue *q,
+				   struct ioq_sched *s)
+{
+	struct elevator_queue *eq = kunit_kzalloc(test, sizeof(*eq),
+						  GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, eq);
+	eq->elevator_data = s;
+	q->elevator = eq;
+}
+
+/* A process on @q: its icq, with no client until its first request. */
+static inline struct ioq_icq *ioq_test_icq(struct kunit *test,
+					   struct request_queue *q)
+{
+	struct ioq_icq *qic = kunit_kzalloc(test, sizeof(*qic), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, qic);
+	qic->icq.q = q;
+	return qic;
 }
 
 /* The idle timer must not run a queue the test made up. */

@@ -71,7 +71,9 @@ enum as_antic_why {
 	AS_ANTIC_CLOSE,		/* a request close to the head came */
 	AS_ANTIC_TIMEOUT,	/* the window ended */
 	AS_ANTIC_EXITED,	/* the process went away */
-	AS_ANTIC_OWN,		/* not started: its request is queued */
+	AS_ANTIC_BYPASS,	/* a request went past the policy, or back */
+	AS_ANTIC_QUEUED,	/* not started: its next request is queued */
+	AS_ANTIC_TAGS,		/* not started: every scheduler tag is taken */
 	AS_ANTIC_NEAR,		/* not started: a close request is queued */
 	AS_ANTIC_THINKS,	/* not started: it thinks longer than the window */
 	AS_ANTIC_SEEKS,		/* not started: it seeks further than the next */
@@ -83,14 +85,12 @@ static const char *const as_antic_names[AS_NR_ANTIC_WHYS] = {
 	[AS_ANTIC_CLOSE] = "close",
 	[AS_ANTIC_TIMEOUT] = "timeout",
 	[AS_ANTIC_EXITED] = "exited",
-	[AS_ANTIC_OWN] = "own",
+	[AS_ANTIC_BYPASS] = "bypass",
+	[AS_ANTIC_QUEUED] = "queued",
+	[AS_ANTIC_TAGS] = "tags",
 	[AS_ANTIC_NEAR] = "near",
 	[AS_ANTIC_THINKS] = "thinks",
 	[AS_ANTIC_SEEKS] = "seeks",
-};
-
-static const char *const as_dir_names[AS_NR_DIRS] = {
-	[AS_SYNC] = "sync", [AS_ASYNC] = "async",
 };
 
 /*
@@ -124,7 +124,7 @@ struct as_data {
 
 	enum as_antic_state antic;
 	struct ioq_client *antic_client;	/* its last sync dispatch's */
-	u64 antic_start_ns;
+	struct request *arrived;	/* the request that ended the wait */
 	u64 antic_count[AS_NR_ANTIC_WHYS];
 	u64 antic_waited_ns;
 
@@ -182,6 +182,11 @@ static struct ioq_client *as_client_of(struct ioq_sched *s,
 
 static void as_free_client(struct ioq_sched *s, struct ioq_client *c)
 {
+	struct as_data *ad = as_of(s);
+
+	/* Writeback's and the OOM client are part of as_data. */
+	if (WARN_ON_ONCE(c == &ad->async_client || c == &ad->oom_client))
+		return;
 	kmem_cache_free(as_client_cache, c);
 }
 
@@ -223,17 +228,21 @@ static void as_antic_end(struct as_data *ad, u64 now, enum as_antic_why why)
 /* The process's last request is back: its window opens. */
 static void as_antic_wait_next(struct as_data *ad, u64 now)
 {
-	u64 window = as_ms(ad->tun.antic_expire);
-
 	ad->antic = AS_ANTIC_WAIT_NEXT;
-	ad->antic_start_ns = now;
-	ioq_idle_start(&ad->core, now, window);
-	trace_mq_as_antic_start(ad->core.queue, as_antic_pid(ad), window);
+	ioq_idle_start(&ad->core, now, as_ms(ad->tun.antic_expire));
 }
 
+/*
+ * Hold the device for the process: its window opens now, or when its
+ * request on the device is back (the tracepoint's window is then 0).
+ */
 static void as_antic_begin(struct as_data *ad, u64 now)
 {
-	if (ad->antic_client->in_flight)
+	bool on_device = ad->antic_client->in_flight;
+
+	trace_mq_as_antic_start(ad->core.queue, as_antic_pid(ad),
+				on_device ? 0 : as_ms(ad->tun.antic_expire));
+	if (on_device)
 		ad->antic = AS_ANTIC_WAIT_REQ;
 	else
 		as_antic_wait_next(ad, now);
@@ -250,7 +259,7 @@ static bool as_close(const struct as_data *ad, const struct request *rq,
 	u64 waited_ms = 0;
 
 	if (ad->antic == AS_ANTIC_WAIT_NEXT)
-		waited_ms = div_u64(ioq_ns_since(now, ad->antic_start_ns),
+		waited_ms = div_u64(ioq_ns_since(now, ad->core.idle_start_ns),
 				    NSEC_PER_MSEC);
 	return ioq_distance(blk_rq_pos(rq), ad->dir[AS_SYNC].head_pos) <=
 	       (sector_t)AS_CLOSE_SECTORS <<
@@ -278,11 +287,15 @@ static bool as_antic_enabled(struct as_data *ad, u64 now)
 static enum as_antic_why as_antic_veto(const struct as_data *ad,
 				       const struct request *rq, u64 now)
 {
+	const struct ioq_sched *s = &ad->core;
 	const struct ioq_client *c = ad->antic_client;
 	u64 window = as_ms(ad->tun.antic_expire);
 
-	if (rq && ioq_rq_client(rq) == c)
-		return AS_ANTIC_OWN;
+	if (c->queued)
+		return AS_ANTIC_QUEUED;
+	/* The process may be asleep waiting for a tag: it cannot come. */
+	if (s->queued + s->in_flight >= s->queue->nr_requests)
+		return AS_ANTIC_TAGS;
 	if (rq && as_close(ad, rq, now))
 		return AS_ANTIC_NEAR;
 	if (!ioq_stats_thinks_within(&c->stats, window))
@@ -349,18 +362,25 @@ static bool as_batch_expired(const struct as_data *ad, u64 now)
 	       now >= ad->batch_end_ns;
 }
 
-/* The next batch goes to @dir; its requests wait for the last batch's. */
+/*
+ * The next batch goes to @dir.  A new direction waits for the last
+ * batch's requests, and nobody is anticipated across it: the head will
+ * have moved.
+ */
 static void as_start_batch(struct as_data *ad, enum as_dir dir)
 {
-	if (dir != ad->batch)
+	if (dir != ad->batch) {
 		ad->batch_changed = true;
+		as_set_antic_client(ad, NULL);
+	}
 	ad->batch = dir;
 	ad->batch_new = true;
 }
 
 /*
- * The request to send next in the current batch, NULL if the batch
- * waits (anticipation) or has nothing; *@waits tells which.
+ * The request to send next in the current batch: a late one, the one
+ * that ended a wait, or the sweep's; NULL if the batch waits
+ * (anticipation) or has nothing, and *@waits tells which.
  */
 static struct request *as_batch_request(struct as_data *ad, u64 now,
 					bool *waits)
@@ -371,6 +391,8 @@ static struct request *as_batch_request(struct as_data *ad, u64 now,
 	*waits = false;
 	if (rq)
 		return rq;
+	if (dir == AS_SYNC && ad->arrived)
+		return ad->arrived;
 	rq = as_sweep_request(ad, dir);
 	if (dir == AS_SYNC && as_anticipate(ad, rq, now)) {
 		as_antic_begin(ad, now);
@@ -385,8 +407,9 @@ static struct request *as_batch_request(struct as_data *ad, u64 now,
 
 /*
  * The policy's choice, taken off its queue: the current batch's next
- * request, or the first of a new batch once the current one expired or
- * ran out (sync first, unless the last batch was sync and writes wait).
+ * request, or, once the batch expired or ran out, the oldest of a new
+ * batch (sync first, unless the last batch was sync and writes wait),
+ * when the last batch's requests are back.
  */
 static struct request *as_take_request(struct ioq_sched *s, u64 now)
 {
@@ -400,42 +423,57 @@ static struct request *as_take_request(struct ioq_sched *s, u64 now)
 		as_antic_end(ad, now, AS_ANTIC_TIMEOUT);
 	if (as_antic_waiting(ad))
 		return NULL;
-	if (!(reads && writes && as_batch_expired(ad, now))) {
+	if (!ad->batch_changed &&
+	    !(reads && writes && as_batch_expired(ad, now))) {
 		rq = as_batch_request(ad, now, &waits);
 		if (waits)
 			return NULL;
 	}
-	if (!rq) {
+	if (!rq && !ad->batch_changed) {
 		if (!reads && !writes)
 			return NULL;
 		as_start_batch(ad, reads && !(writes && ad->batch == AS_SYNC) ?
 				   AS_SYNC : AS_ASYNC);
-		rq = as_expired_request(ad, ad->batch, now) ?:
-		     ioq_oldest_request(&ad->dir[ad->batch]);
 	}
-	/* A new direction starts once the old one's requests are back. */
 	if (ad->batch_changed) {
+		/* The requests still on the device complete and run us. */
 		if (s->in_flight)
 			return NULL;
 		ad->batch_changed = false;
 	}
+	if (!rq)
+		rq = as_expired_request(ad, ad->batch, now) ?:
+		     ioq_oldest_request(&ad->dir[ad->batch]);
+	/* Requests leave a direction only here, or merged into its own. */
+	if (WARN_ON_ONCE(!rq))
+		return NULL;
 	ioq_del_request(&ad->dir[as_dir_of(rq)], rq);
 	return rq;
 }
 
-/* @rq goes to the device: the head moves, and its process may be next. */
+/*
+ * @rq goes to the device: the head moves, and its process is the one to
+ * anticipate next, if it is one process that is still there.  A wait in
+ * progress ends: a requeued request went out past the policy.
+ */
 static void as_dispatched(struct ioq_sched *s, struct request *rq, u64 now)
 {
 	struct as_data *ad = as_of(s);
+	struct ioq_client *c = ioq_rq_client(rq);
 	sector_t end = blk_rq_pos(rq) + blk_rq_sectors(rq);
 	enum as_dir dir;
 
+	if (as_antic_waiting(ad))
+		as_antic_end(ad, now, AS_ANTIC_BYPASS);
+	if (rq == ad->arrived)
+		ad->arrived = NULL;
 	for (dir = 0; dir < AS_NR_DIRS; dir++)
 		ad->dir[dir].head_pos = end;
-	if (as_dir_of(rq) == AS_SYNC) {
-		as_set_antic_client(ad, ioq_rq_client(rq));
-		ad->antic = AS_ANTIC_OFF;
-	}
+	if (as_dir_of(rq) == AS_SYNC && !c->exited && c != &ad->oom_client)
+		as_set_antic_client(ad, c);
+	else
+		as_set_antic_client(ad, NULL);
+	ad->antic = AS_ANTIC_OFF;
 }
 
 static void as_insert(struct ioq_sched *s, struct request *rq, u64 now)
@@ -445,12 +483,16 @@ static void as_insert(struct ioq_sched *s, struct request *rq, u64 now)
 
 	ioq_add_request(&ad->dir[dir], rq,
 			jiffies + msecs_to_jiffies(ad->tun.expire[dir]));
+	if (ad->antic == AS_ANTIC_WAIT_NEXT && now >= s->idle_until_ns)
+		as_antic_end(ad, now, AS_ANTIC_TIMEOUT);
 	if (!as_antic_waiting(ad) || dir != AS_SYNC)
 		return;
-	if (ioq_rq_client(rq) == ad->antic_client)
+	if (ioq_rq_client(rq) == ad->antic_client) {
 		as_antic_end(ad, now, AS_ANTIC_ARRIVED);
-	else if (as_close(ad, rq, now))
+		ad->arrived = rq;
+	} else if (as_close(ad, rq, now)) {
 		as_antic_end(ad, now, AS_ANTIC_CLOSE);
+	}
 }
 
 /*
@@ -472,11 +514,30 @@ static void as_completed(struct ioq_sched *s, struct ioq_client *c,
 		as_antic_wait_next(ad, now);
 }
 
-/* @next left its direction's queue, merged into @rq. */
+/*
+ * A request of @c came back unserved.  If the wait was for it to
+ * complete, it will not: the wait ends.  Nothing else is undone: the
+ * request goes out first again, past the policy, and a batch that
+ * started meanwhile waited for one request fewer.
+ */
+static void as_requeued(struct ioq_sched *s, struct ioq_client *c, u64 now)
+{
+	struct as_data *ad = as_of(s);
+
+	if (ad->antic == AS_ANTIC_WAIT_REQ && c == ad->antic_client &&
+	    !c->in_flight)
+		as_antic_end(ad, now, AS_ANTIC_BYPASS);
+}
+
+/* @next left its direction's queue, merged into @rq of its client. */
 static void as_merged(struct ioq_sched *s, struct request *rq,
 		      struct request *next)
 {
-	ioq_merged_requests(&as_of(s)->dir[as_dir_of(next)], rq, next);
+	struct as_data *ad = as_of(s);
+
+	if (ad->arrived == next)
+		ad->arrived = rq;
+	ioq_merged_requests(&ad->dir[as_dir_of(next)], rq, next);
 }
 
 /* Nobody will send the request anticipation waits for. */
@@ -509,6 +570,7 @@ static const struct ioq_policy_ops as_policy_ops = {
 	.next_request	= as_take_request,
 	.dispatched	= as_dispatched,
 	.completed	= as_completed,
+	.requeued	= as_requeued,
 	.merged		= as_merged,
 	.exited		= as_exited,
 	.bio_client	= as_bio_client,
@@ -590,6 +652,7 @@ static void as_exit_sched(struct elevator_queue *e)
 {
 	struct as_data *ad = as_of(e->elevator_data);
 
+	ioq_sched_stop(&ad->core);
 	spin_lock_irq(&ad->core.lock);
 	as_set_antic_client(ad, NULL);
 	spin_unlock_irq(&ad->core.lock);
@@ -621,12 +684,16 @@ static struct elv_fs_entry as_attrs[] = {
 	AS_ATTR(write_batch_expire),
 	AS_ATTR(antic_expire),
 	AS_ATTR(antic_nonrot),
-	IOQ_ATTRS,
+	IOQ_UNIT_ATTRS,
 	__ATTR_NULL
 };
 #undef AS_ATTR
 
 #ifdef CONFIG_BLK_DEBUG_FS
+static const char *const as_dir_names[AS_NR_DIRS] = {
+	[AS_SYNC] = "sync", [AS_ASYNC] = "async",
+};
+
 /*
  * The batch: its direction, the time left, the requests queued in each
  * direction, and anticipation: its state and the process it is for.
@@ -635,10 +702,11 @@ static int as_batch_show(void *data, struct seq_file *m)
 {
 	struct request_queue *q = data;
 	struct as_data *ad = as_of(q->elevator->elevator_data);
-	u64 now = ktime_get_ns();
 	unsigned long flags;
+	u64 now;
 
 	spin_lock_irqsave(&ad->core.lock, flags);
+	now = ktime_get_ns();
 	seq_printf(m, "batch %s\nbatch_left_us %lld\nsync_queued %u\nasync_queued %u\nantic_state %d\nantic_pid %d\n",
 		   as_dir_names[ad->batch],
 		   ad->batch_new ? -1LL :
@@ -692,8 +760,8 @@ static struct elevator_type mq_as = {
 		.insert_requests	= ioq_insert_requests,
 		.dispatch_request	= ioq_dispatch_request,
 		.has_work		= ioq_has_work,
-		.next_request		= elv_rb_latter_request,
-		.former_request		= elv_rb_former_request,
+		.next_request		= ioq_latter_request,
+		.former_request		= ioq_former_request,
 		.exit_icq		= ioq_exit_icq,
 		.init_sched		= as_init_sched,
 		.exit_sched		= as_exit_sched,

@@ -5,24 +5,39 @@
  * writes from being locked out.  Included at the end of mq-as-iosched.c,
  * so that the tests run the scheduler's own functions on an as_data set
  * up by its own as_init_data(), through the blk-ioq core's steps.
+ * Requests are made before the scheduler's lock is taken: their memory
+ * comes from allocations that may sleep.
  */
+#include <linux/delay.h>
+
 #include "blk-ioq_kunit.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
-/* A process: its icq, and the client the icq holds. */
-struct as_test_proc {
-	struct ioq_icq qic;
-	struct ioq_client client;
-};
+/* Where the first read of a test is: room to seek either way. */
+#define AS_TEST_POS	(1 << 21)
+/* Far from it: not close, and past a backward step of the sweep. */
+#define AS_TEST_FAR	(1 << 20)
+
+/* Runs of the idle timer, which the exit test expects one of. */
+static atomic_t as_test_timer_runs;
+
+static enum hrtimer_restart as_test_timer_fn(struct hrtimer *timer)
+{
+	atomic_inc(&as_test_timer_runs);
+	return HRTIMER_NORESTART;
+}
 
 static int as_test_init(struct kunit *test)
 {
 	struct as_data *ad = kunit_kzalloc(test, sizeof(*ad), GFP_KERNEL);
+	struct request_queue *q;
 
 	KUNIT_ASSERT_NOT_NULL(test, ad);
-	as_init_data(ad, ioq_test_queue(test));
-	ad->core.timer.function = ioq_test_timer_fn;
+	q = ioq_test_queue(test);
+	as_init_data(ad, q);
+	ioq_test_attach(test, q, &ad->core);
+	ad->core.timer.function = as_test_timer_fn;
 	/* One spindle, not probed: the tests that want more say so. */
 	ad->core.tun.spindles = 1;
 	test->priv = ad;
@@ -39,63 +54,50 @@ static void as_test_exit(struct kunit *test)
 	ioq_test_queue_exit(ad->core.queue);
 }
 
-/* A process that thinks @think_ns and seeks @seek_mean sectors. */
-static struct as_test_proc *as_test_proc(struct kunit *test, u64 think_ns,
-					 u64 seek_mean)
+/*
+ * A process that thinks @think_ns and seeks @seek_mean sectors: its icq,
+ * with its client made already (the icq holds the client's first
+ * reference, so no test frees it).
+ */
+static struct ioq_icq *as_test_process(struct kunit *test, u64 think_ns,
+				       u64 seek_mean)
 {
-	struct as_test_proc *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	struct as_data *ad = test->priv;
+	struct ioq_icq *qic = ioq_test_icq(test, ad->core.queue);
+	struct ioq_client *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 
-	KUNIT_ASSERT_NOT_NULL(test, p);
-	ioq_client_init(&p->client);
-	p->client.pid = 100;
-	p->client.stats.think_time_ns = think_ns;
-	p->client.stats.think_samples = 1 << IOQ_DECAY_SHIFT;
-	p->client.stats.seek_mean = seek_mean;
-	p->client.stats.seek_samples = 1 << IOQ_DECAY_SHIFT;
-	p->qic.client = &p->client;
-	return p;
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	ioq_client_init(c);
+	c->pid = 100;
+	c->stats.think_time_ns = think_ns;
+	c->stats.think_samples = 1 << IOQ_DECAY_SHIFT;
+	c->stats.seek_mean = seek_mean;
+	c->stats.seek_samples = 1 << IOQ_DECAY_SHIFT;
+	qic->client = c;
+	return qic;
 }
 
-/* A request of @opf at @pos of process @p (NULL: writeback), queued at @now. */
-static struct request *as_test_queue_rq(struct kunit *test,
-					struct as_data *ad,
-					struct as_test_proc *p, blk_opf_t opf,
-					sector_t pos, u64 now)
+/* A sync read at @pos of @process (NULL: a write of writeback). */
+static struct request *as_test_rq(struct kunit *test, struct ioq_icq *process,
+				  sector_t pos)
 {
+	struct as_data *ad = test->priv;
+	blk_opf_t opf = process ? REQ_OP_READ | REQ_SYNC : REQ_OP_WRITE;
 	struct request *rq = ioq_test_request(test, ad->core.queue, opf, pos);
 
-	if (p)
-		rq->elv.icq = &p->qic.icq;
-	ioq_sched_insert(&ad->core, rq, 0, now);
+	if (process)
+		rq->elv.icq = &process->icq;
 	return rq;
 }
 
-static struct request *as_test_read(struct kunit *test, struct as_data *ad,
-				    struct as_test_proc *p, sector_t pos,
-				    u64 now)
+/* Under the scheduler's lock, as blk-ioq's elevator operations take it. */
+static void as_test_insert(struct as_data *ad, struct request *rq, u64 now)
 {
-	return as_test_queue_rq(test, ad, p, REQ_OP_READ | REQ_SYNC, pos, now);
+	spin_lock_irq(&ad->core.lock);
+	ioq_sched_insert(&ad->core, rq, 0, now);
+	spin_unlock_irq(&ad->core.lock);
 }
 
-/*
- * Process @p reads at sector 1000 at 1 ms and the read is back at 5 ms;
- * process @q's read far away waits.  Returns @q's read.
- */
-static struct request *as_test_setup(struct kunit *test, struct as_data *ad,
-				     struct as_test_proc *p,
-				     struct as_test_proc *q, sector_t q_pos)
-{
-	struct request *rq = as_test_read(test, ad, p, 1000, 1 * IOQ_TEST_MS);
-	struct request *other;
-
-	KUNIT_EXPECT_PTR_EQ(test, ioq_sched_dispatch(&ad->core, IOQ_TEST_MS),
-			    rq);
-	other = as_test_read(test, ad, q, q_pos, 2 * IOQ_TEST_MS);
-	ioq_sched_done(&ad->core, rq, 5 * IOQ_TEST_MS);
-	return other;
-}
-
-/* The next request sent at @now, with the lock held as blk-ioq does. */
 static struct request *as_test_dispatch(struct as_data *ad, u64 now)
 {
 	struct request *rq;
@@ -106,6 +108,32 @@ static struct request *as_test_dispatch(struct as_data *ad, u64 now)
 	return rq;
 }
 
+static void as_test_done(struct as_data *ad, struct request *rq, u64 now)
+{
+	spin_lock_irq(&ad->core.lock);
+	ioq_sched_done(&ad->core, rq, now);
+	spin_unlock_irq(&ad->core.lock);
+}
+
+/*
+ * @reader reads at AS_TEST_POS at 1 ms, and the read is back at 5 ms;
+ * @other's read at @other_pos waits meanwhile.  Returns @other's read.
+ */
+static struct request *as_test_setup(struct kunit *test,
+				     struct ioq_icq *reader,
+				     struct ioq_icq *other, sector_t other_pos)
+{
+	struct as_data *ad = test->priv;
+	struct request *first = as_test_rq(test, reader, AS_TEST_POS);
+	struct request *next = as_test_rq(test, other, other_pos);
+
+	as_test_insert(ad, first, 1 * IOQ_TEST_MS);
+	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, 1 * IOQ_TEST_MS), first);
+	as_test_insert(ad, next, 2 * IOQ_TEST_MS);
+	as_test_done(ad, first, 5 * IOQ_TEST_MS);
+	return next;
+}
+
 /*
  * A process that thinks briefly and reads nearby is waited for: another
  * process's far read does not go while the window runs, and the process's
@@ -114,40 +142,52 @@ static struct request *as_test_dispatch(struct as_data *ad, u64 now)
 static void as_test_waits_for_close_thinker(struct kunit *test)
 {
 	struct as_data *ad = test->priv;
-	struct as_test_proc *p = as_test_proc(test, IOQ_TEST_MS, 8);
-	struct as_test_proc *q = as_test_proc(test, IOQ_TEST_MS, 8);
-	struct request *next;
+	struct ioq_icq *reader = as_test_process(test, IOQ_TEST_MS, 8);
+	struct ioq_icq *other = as_test_process(test, IOQ_TEST_MS, 8);
+	struct request *next = as_test_rq(test, reader, AS_TEST_POS + 8);
 
-	spin_lock_irq(&ad->core.lock);
-	as_test_setup(test, ad, p, q, 1 << 20);
-	spin_unlock_irq(&ad->core.lock);
+	as_test_setup(test, reader, other, AS_TEST_POS + AS_TEST_FAR);
 	KUNIT_EXPECT_NULL(test, as_test_dispatch(ad, 5 * IOQ_TEST_MS));
 	KUNIT_EXPECT_EQ(test, ad->antic, AS_ANTIC_WAIT_NEXT);
 	KUNIT_EXPECT_NULL(test, as_test_dispatch(ad, 10 * IOQ_TEST_MS));
 
-	spin_lock_irq(&ad->core.lock);
-	next = as_test_read(test, ad, p, 1008, 7 * IOQ_TEST_MS);
-	spin_unlock_irq(&ad->core.lock);
+	as_test_insert(ad, next, 7 * IOQ_TEST_MS);
 	KUNIT_EXPECT_EQ(test, ad->antic_count[AS_ANTIC_ARRIVED], 1);
 	KUNIT_EXPECT_EQ(test, ad->antic_waited_ns, 2 * IOQ_TEST_MS);
 	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, 7 * IOQ_TEST_MS), next);
+}
+
+/*
+ * The request that ended the wait goes first, even where the sweep would
+ * take another: here it lies behind the head, the other read ahead.
+ */
+static void as_test_arrived_goes_first(struct kunit *test)
+{
+	struct as_data *ad = test->priv;
+	struct ioq_icq *reader = as_test_process(test, IOQ_TEST_MS, 8);
+	struct ioq_icq *other = as_test_process(test, IOQ_TEST_MS, 8);
+	struct request *back = as_test_rq(test, reader,
+					  AS_TEST_POS - AS_TEST_FAR);
+
+	as_test_setup(test, reader, other, AS_TEST_POS + AS_TEST_FAR);
+	KUNIT_EXPECT_NULL(test, as_test_dispatch(ad, 5 * IOQ_TEST_MS));
+	as_test_insert(ad, back, 6 * IOQ_TEST_MS);
+	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, 6 * IOQ_TEST_MS), back);
 }
 
 /* The window ends: the other process's read goes. */
 static void as_test_window_times_out(struct kunit *test)
 {
 	struct as_data *ad = test->priv;
-	struct as_test_proc *p = as_test_proc(test, IOQ_TEST_MS, 8);
-	struct as_test_proc *q = as_test_proc(test, IOQ_TEST_MS, 8);
+	struct ioq_icq *reader = as_test_process(test, IOQ_TEST_MS, 8);
+	struct ioq_icq *other = as_test_process(test, IOQ_TEST_MS, 8);
 	u64 end = 5 * IOQ_TEST_MS + as_ms(ad->tun.antic_expire);
-	struct request *other;
+	struct request *next;
 
-	spin_lock_irq(&ad->core.lock);
-	other = as_test_setup(test, ad, p, q, 1 << 20);
-	spin_unlock_irq(&ad->core.lock);
+	next = as_test_setup(test, reader, other, AS_TEST_POS + AS_TEST_FAR);
 	KUNIT_EXPECT_NULL(test, as_test_dispatch(ad, 5 * IOQ_TEST_MS));
 	KUNIT_EXPECT_NULL(test, as_test_dispatch(ad, end - 1));
-	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, end), other);
+	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, end), next);
 	KUNIT_EXPECT_EQ(test, ad->antic_count[AS_ANTIC_TIMEOUT], 1);
 }
 
@@ -157,38 +197,51 @@ static void as_test_window_times_out(struct kunit *test)
  * close to the head.  Each time the other read goes at once.
  */
 static void as_test_expect_no_wait(struct kunit *test, u64 think_ns,
-				   u64 seek_mean, sector_t q_pos,
+				   u64 seek_mean, sector_t other_pos,
 				   enum as_antic_why why)
 {
 	struct as_data *ad = test->priv;
-	struct as_test_proc *p = as_test_proc(test, think_ns, seek_mean);
-	struct as_test_proc *q = as_test_proc(test, IOQ_TEST_MS, 8);
-	struct request *other;
+	struct ioq_icq *reader = as_test_process(test, think_ns, seek_mean);
+	struct ioq_icq *other = as_test_process(test, IOQ_TEST_MS, 8);
+	struct request *next = as_test_setup(test, reader, other, other_pos);
 
-	spin_lock_irq(&ad->core.lock);
-	other = as_test_setup(test, ad, p, q, q_pos);
-	spin_unlock_irq(&ad->core.lock);
-	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, 5 * IOQ_TEST_MS), other);
+	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, 5 * IOQ_TEST_MS), next);
 	KUNIT_EXPECT_EQ_MSG(test, ad->antic_count[why], 1, "reason %s",
 			    as_antic_names[why]);
 }
 
 static void as_test_no_wait_for_slow_thinker(struct kunit *test)
 {
-	as_test_expect_no_wait(test, 50 * IOQ_TEST_MS, 8, 1 << 20,
-			       AS_ANTIC_THINKS);
+	as_test_expect_no_wait(test, 50 * IOQ_TEST_MS, 8,
+			       AS_TEST_POS + AS_TEST_FAR, AS_ANTIC_THINKS);
 }
 
 static void as_test_no_wait_for_far_seeker(struct kunit *test)
 {
-	as_test_expect_no_wait(test, IOQ_TEST_MS, 1 << 22, 1 << 20,
-			       AS_ANTIC_SEEKS);
+	as_test_expect_no_wait(test, IOQ_TEST_MS, 2 * AS_TEST_FAR,
+			       AS_TEST_POS + AS_TEST_FAR, AS_ANTIC_SEEKS);
 }
 
 static void as_test_no_wait_past_close_read(struct kunit *test)
 {
-	as_test_expect_no_wait(test, IOQ_TEST_MS, 8, 1008 + 100,
+	as_test_expect_no_wait(test, IOQ_TEST_MS, 8, AS_TEST_POS + 108,
 			       AS_ANTIC_NEAR);
+}
+
+/* Nor for a process whose next read is queued already, behind another. */
+static void as_test_no_wait_with_request_queued(struct kunit *test)
+{
+	struct as_data *ad = test->priv;
+	struct ioq_icq *reader = as_test_process(test, IOQ_TEST_MS, 8);
+	struct ioq_icq *other = as_test_process(test, IOQ_TEST_MS, 8);
+	struct request *far = as_test_rq(test, reader,
+					 AS_TEST_POS + 2 * AS_TEST_FAR);
+	struct request *next;
+
+	next = as_test_setup(test, reader, other, AS_TEST_POS + AS_TEST_FAR);
+	as_test_insert(ad, far, 3 * IOQ_TEST_MS);
+	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, 5 * IOQ_TEST_MS), next);
+	KUNIT_EXPECT_EQ(test, ad->antic_count[AS_ANTIC_QUEUED], 1);
 }
 
 /*
@@ -198,15 +251,13 @@ static void as_test_no_wait_past_close_read(struct kunit *test)
 static void as_test_no_wait_on_parallel_devices(struct kunit *test)
 {
 	struct as_data *ad = test->priv;
-	struct as_test_proc *p = as_test_proc(test, IOQ_TEST_MS, 8);
-	struct as_test_proc *q = as_test_proc(test, IOQ_TEST_MS, 8);
-	struct request *other;
+	struct ioq_icq *reader = as_test_process(test, IOQ_TEST_MS, 8);
+	struct ioq_icq *other = as_test_process(test, IOQ_TEST_MS, 8);
+	struct request *next;
 
 	ad->core.tun.spindles = 4;
-	spin_lock_irq(&ad->core.lock);
-	other = as_test_setup(test, ad, p, q, 1 << 20);
-	spin_unlock_irq(&ad->core.lock);
-	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, 5 * IOQ_TEST_MS), other);
+	next = as_test_setup(test, reader, other, AS_TEST_POS + AS_TEST_FAR);
+	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, 5 * IOQ_TEST_MS), next);
 
 	ad->core.tun.spindles = 1;
 	ad->core.queue->limits.features &= ~BLK_FEAT_ROTATIONAL;
@@ -217,92 +268,109 @@ static void as_test_no_wait_on_parallel_devices(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, as_antic_enabled(ad, 6 * IOQ_TEST_MS));
 }
 
-/* The process exits while it is waited for: the wait ends. */
+/*
+ * The process exits while it is waited for (blk-ioq's exit_icq): the
+ * wait ends, the process is not waited for again, and the queue is run,
+ * as no completion would run it.
+ */
 static void as_test_exit_ends_wait(struct kunit *test)
 {
 	struct as_data *ad = test->priv;
-	struct as_test_proc *p = as_test_proc(test, IOQ_TEST_MS, 8);
-	struct as_test_proc *q = as_test_proc(test, IOQ_TEST_MS, 8);
-	struct request *other;
+	struct ioq_icq *reader = as_test_process(test, IOQ_TEST_MS, 8);
+	struct ioq_icq *other = as_test_process(test, IOQ_TEST_MS, 8);
+	struct ioq_client *c = reader->client;
+	struct request *next;
 
-	spin_lock_irq(&ad->core.lock);
-	other = as_test_setup(test, ad, p, q, 1 << 20);
-	spin_unlock_irq(&ad->core.lock);
+	unsigned int ms;
+
+	ioq_get_client(c);	/* for the test, past the exit */
+	next = as_test_setup(test, reader, other, AS_TEST_POS + AS_TEST_FAR);
 	KUNIT_EXPECT_NULL(test, as_test_dispatch(ad, 5 * IOQ_TEST_MS));
-	spin_lock_irq(&ad->core.lock);
-	as_exited(&ad->core, &p->client, 6 * IOQ_TEST_MS);
-	spin_unlock_irq(&ad->core.lock);
+	KUNIT_EXPECT_TRUE(test, ad->core.held_back);
+	/* The window's own timer: not the run this test is after. */
+	hrtimer_cancel(&ad->core.timer);
+	atomic_set(&as_test_timer_runs, 0);
+	ioq_exit_icq(&reader->icq);
 	KUNIT_EXPECT_EQ(test, ad->antic_count[AS_ANTIC_EXITED], 1);
 	KUNIT_EXPECT_NULL(test, ad->antic_client);
-	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, 6 * IOQ_TEST_MS), other);
+	KUNIT_EXPECT_TRUE(test, c->exited);
+	for (ms = 0; ms < 1000 && !atomic_read(&as_test_timer_runs); ms++)
+		msleep(1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&as_test_timer_runs), 1);
+	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, 6 * IOQ_TEST_MS), next);
 }
 
 /*
- * A process that reads without pause beside queued writeback: its reads
- * go while the read batch lasts, and once read_batch_expire has passed
- * since the batch's first completion, the write goes as soon as the last
- * read is back.
+ * A process that reads beside queued writeback, its next read 2 ms after
+ * the last (anticipated each time): its reads go while the read batch
+ * lasts, and once read_batch_expire has passed since the batch's first
+ * completion, the write goes as soon as the last read is back.
  */
 static void as_test_writes_get_their_batch(struct kunit *test)
 {
 	struct as_data *ad = test->priv;
-	struct as_test_proc *p = as_test_proc(test, 0, 0);
+	struct ioq_icq *reader = as_test_process(test, 2 * IOQ_TEST_MS, 8);
 	u64 batch = as_ms(ad->tun.batch_expire[AS_SYNC]);
+	struct request *write = as_test_rq(test, NULL,
+					   AS_TEST_POS + AS_TEST_FAR);
+	struct request *rq = as_test_rq(test, reader, AS_TEST_POS);
+	unsigned int tag = rq->internal_tag, reads;
 	u64 now = IOQ_TEST_MS, end = 0;
-	struct request *write, *rq, *sent;
-	sector_t pos = 1000;
-	unsigned int reads;
+	struct request *sent = NULL;
+	sector_t pos = AS_TEST_POS;
 
-	spin_lock_irq(&ad->core.lock);
-	write = as_test_queue_rq(test, ad, NULL, REQ_OP_WRITE, 1 << 24, now);
-	rq = as_test_read(test, ad, p, pos, now);
-	spin_unlock_irq(&ad->core.lock);
-	/* One read a millisecond, for at most twice the batch. */
-	for (reads = 0; reads < 2 * div_u64(batch, IOQ_TEST_MS); reads++) {
+	as_test_insert(ad, write, now);
+	as_test_insert(ad, rq, now);
+	/* A read every 3 ms, for at most twice the batch. */
+	for (reads = 0; reads < 2 * div_u64(batch, 3 * IOQ_TEST_MS); reads++) {
 		sent = as_test_dispatch(ad, now);
 		if (sent != rq)
 			break;
-		spin_lock_irq(&ad->core.lock);
 		now += IOQ_TEST_MS;
-		ioq_sched_done(&ad->core, rq, now);
+		as_test_done(ad, rq, now);
 		end = end ?: now + batch;
+		/* Waited for, not the write. */
+		KUNIT_EXPECT_NULL(test, as_test_dispatch(ad, now));
+		now += 2 * IOQ_TEST_MS;
 		pos += 8;
-		rq = as_test_read(test, ad, p, pos, now);
-		spin_unlock_irq(&ad->core.lock);
+		ioq_test_request_init(rq, ad->core.queue,
+				      REQ_OP_READ | REQ_SYNC, pos, tag);
+		rq->elv.icq = &reader->icq;
+		as_test_insert(ad, rq, now);
 	}
-	KUNIT_EXPECT_EQ(test, now, end);
+	KUNIT_EXPECT_GE(test, now, end);
+	KUNIT_EXPECT_LT(test, now, end + 3 * IOQ_TEST_MS);
 	KUNIT_EXPECT_PTR_EQ(test, sent, write);
 	KUNIT_EXPECT_EQ(test, ad->batch, AS_ASYNC);
+	KUNIT_EXPECT_GT(test, ad->antic_count[AS_ANTIC_ARRIVED], 100);
 }
 
 /* A new direction waits until the last batch's requests are back. */
 static void as_test_batch_starts_drained(struct kunit *test)
 {
 	struct as_data *ad = test->priv;
-	struct as_test_proc *p = as_test_proc(test, 50 * IOQ_TEST_MS, 8);
-	struct request *read, *write;
+	struct ioq_icq *reader = as_test_process(test, 50 * IOQ_TEST_MS, 8);
+	struct request *read = as_test_rq(test, reader, AS_TEST_POS);
+	struct request *write = as_test_rq(test, NULL, AS_TEST_POS + AS_TEST_FAR);
 
-	spin_lock_irq(&ad->core.lock);
-	read = as_test_read(test, ad, p, 1000, IOQ_TEST_MS);
-	write = as_test_queue_rq(test, ad, NULL, REQ_OP_WRITE, 1 << 24,
-				 IOQ_TEST_MS);
-	spin_unlock_irq(&ad->core.lock);
+	as_test_insert(ad, read, IOQ_TEST_MS);
+	as_test_insert(ad, write, IOQ_TEST_MS);
 	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, IOQ_TEST_MS), read);
 	/* Nothing more to read, and the reader thinks too long to wait. */
 	KUNIT_EXPECT_NULL(test, as_test_dispatch(ad, 2 * IOQ_TEST_MS));
 	KUNIT_EXPECT_EQ(test, ad->batch, AS_ASYNC);
-	spin_lock_irq(&ad->core.lock);
-	ioq_sched_done(&ad->core, read, 3 * IOQ_TEST_MS);
-	spin_unlock_irq(&ad->core.lock);
+	as_test_done(ad, read, 3 * IOQ_TEST_MS);
 	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, 3 * IOQ_TEST_MS), write);
 }
 
 static struct kunit_case as_test_cases[] = {
 	KUNIT_CASE(as_test_waits_for_close_thinker),
+	KUNIT_CASE(as_test_arrived_goes_first),
 	KUNIT_CASE(as_test_window_times_out),
 	KUNIT_CASE(as_test_no_wait_for_slow_thinker),
 	KUNIT_CASE(as_test_no_wait_for_far_seeker),
 	KUNIT_CASE(as_test_no_wait_past_close_read),
+	KUNIT_CASE(as_test_no_wait_with_request_queued),
 	KUNIT_CASE(as_test_no_wait_on_parallel_devices),
 	KUNIT_CASE(as_test_exit_ends_wait),
 	KUNIT_CASE(as_test_writes_get_their_batch),

@@ -47,14 +47,12 @@
  */
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
-#include <linux/hrtimer.h>
 #include <linux/ioprio.h>
 #include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/rbtree.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
-#include <trace/events/block.h>
 
 #include "elevator.h"
 #include "blk.h"
@@ -197,7 +195,7 @@ static inline struct cfq_data *cfq_of(struct ioq_sched *s)
 }
 
 /* The queue of client @c, const if @c is. */
-#define cfqq_of(c)	container_of_const(c, struct cfq_queue, client)
+#define cfqq_of(c)	container_of_const((c), struct cfq_queue, client)
 
 static inline struct cfq_queue *rq_cfqq(const struct request *rq)
 {
@@ -238,6 +236,9 @@ static void cfq_free_client(struct ioq_sched *s, struct ioq_client *c)
 {
 	struct cfq_queue *cfqq = cfqq_of(c);
 
+	/* The async and OOM queues are part of cfq_data: never let go of. */
+	if (WARN_ON_ONCE(!cfqq->sync || cfqq == &cfq_of(s)->oom_queue))
+		return;
 	WARN_ON_ONCE(cfqq->on_tree || cfqq->ioq.queued);
 	kmem_cache_free(cfq_queue_cache, cfqq);
 }
@@ -997,7 +998,7 @@ static void cfq_completed(struct ioq_sched *s, struct ioq_client *c,
  * active queue's slice.  The head position and the last non-IDLE
  * dispatch stay as they are: the request will be sent there again.
  */
-static void cfq_requeued(struct ioq_sched *s, struct ioq_client *c)
+static void cfq_requeued(struct ioq_sched *s, struct ioq_client *c, u64 now)
 {
 	struct cfq_queue *cfqq = cfqq_of(c);
 
@@ -1177,6 +1178,7 @@ static void cfq_exit_sched(struct elevator_queue *e)
 {
 	struct cfq_data *cfqd = cfq_of(e->elevator_data);
 
+	ioq_sched_stop(&cfqd->core);
 	spin_lock_irq(&cfqd->core.lock);
 	if (cfqd->active)
 		cfq_expire(cfqd, ktime_get_ns(), CFQ_EXPIRED_EXIT);
@@ -1232,7 +1234,8 @@ static struct elv_fs_entry cfq_attrs[] = {
 	CFQ_ATTR(prio_aging_expire),
 	CFQ_ATTR(low_latency),
 	CFQ_ATTR(idle_nonrot),
-	IOQ_ATTRS,
+	IOQ_SEEK_ATTRS,
+	IOQ_UNIT_ATTRS,
 	__ATTR_NULL
 };
 
@@ -1256,9 +1259,10 @@ static int cfq_active_show(void *data, struct seq_file *m)
 	struct request_queue *q = data;
 	struct cfq_data *cfqd = cfq_of(q->elevator->elevator_data);
 	unsigned long flags;
-	u64 now = ktime_get_ns();
+	u64 now;
 
 	spin_lock_irqsave(&cfqd->core.lock, flags);
+	now = ktime_get_ns();
 	if (cfqd->active) {
 		cfq_show_queue(m, cfqd, cfqd->active);
 		seq_printf(m, "slice_left_us %lld idling %d\n",
@@ -1337,8 +1341,8 @@ static struct elevator_type mq_cfq = {
 		.insert_requests	= ioq_insert_requests,
 		.dispatch_request	= ioq_dispatch_request,
 		.has_work		= ioq_has_work,
-		.next_request		= elv_rb_latter_request,
-		.former_request		= elv_rb_former_request,
+		.next_request		= ioq_latter_request,
+		.former_request		= ioq_former_request,
 		.exit_icq		= ioq_exit_icq,
 		.init_sched		= cfq_init_sched,
 		.exit_sched		= cfq_exit_sched,

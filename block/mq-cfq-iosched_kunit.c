@@ -12,9 +12,12 @@ MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 static int cfq_test_init(struct kunit *test)
 {
 	struct cfq_data *cfqd = kunit_kzalloc(test, sizeof(*cfqd), GFP_KERNEL);
+	struct request_queue *q;
 
 	KUNIT_ASSERT_NOT_NULL(test, cfqd);
-	cfq_init_data(cfqd, ioq_test_queue(test));
+	q = ioq_test_queue(test);
+	cfq_init_data(cfqd, q);
+	ioq_test_attach(test, q, &cfqd->core);
 	cfqd->core.timer.function = ioq_test_timer_fn;
 	test->priv = cfqd;
 	return 0;
@@ -76,9 +79,9 @@ static void cfq_test_idle_class_grace(struct kunit *test)
 	cfqd->last_nonidle_ns = 500 * IOQ_TEST_MS;
 	KUNIT_EXPECT_EQ(test, cfq_next_class(cfqd, 500 * IOQ_TEST_MS - 1),
 			CFQ_NR_CLASSES);
-	KUNIT_EXPECT_EQ(test, cfq_next_class(cfqd, 500 * IOQ_TEST_MS + 199 * IOQ_TEST_MS),
+	KUNIT_EXPECT_EQ(test, cfq_next_class(cfqd, 699 * IOQ_TEST_MS),
 			CFQ_NR_CLASSES);
-	KUNIT_EXPECT_EQ(test, cfq_next_class(cfqd, 500 * IOQ_TEST_MS + 200 * IOQ_TEST_MS),
+	KUNIT_EXPECT_EQ(test, cfq_next_class(cfqd, 700 * IOQ_TEST_MS),
 			CFQ_IDLE);
 }
 
@@ -90,7 +93,8 @@ static void cfq_test_async_ramp(struct kunit *test)
 
 	cfqd->last_sync_completion_ns = 100 * IOQ_TEST_MS;
 	KUNIT_EXPECT_EQ(test, cfq_async_depth(cfqd, 100 * IOQ_TEST_MS - 1), 1);
-	KUNIT_EXPECT_EQ(test, cfq_async_depth(cfqd, 100 * IOQ_TEST_MS + ramp / 2),
+	KUNIT_EXPECT_EQ(test,
+			cfq_async_depth(cfqd, 100 * IOQ_TEST_MS + ramp / 2),
 			cfqd->tun.quantum / 2);
 	KUNIT_EXPECT_EQ(test, cfq_async_depth(cfqd, 100 * IOQ_TEST_MS + ramp),
 			cfqd->tun.quantum);
@@ -146,7 +150,9 @@ static struct request *cfq_test_insert_due(struct kunit *test,
 {
 	struct request *rq = ioq_test_request(test, cfqd->core.queue, opf, pos);
 
+	spin_lock_irq(&cfqd->core.lock);
 	ioq_sched_insert(&cfqd->core, rq, 0, now);
+	spin_unlock_irq(&cfqd->core.lock);
 	rq->fifo_time = jiffies - 1;
 	return rq;
 }
@@ -201,16 +207,12 @@ static void cfq_test_merges_stay_in_queue(struct kunit *test)
 {
 	struct cfq_data *cfqd = test->priv;
 	struct request_queue *q = cfqd->core.queue;
-	struct elevator_queue *eq = kunit_kzalloc(test, sizeof(*eq), GFP_KERNEL);
 	struct cfq_queue *other = kunit_kzalloc(test, sizeof(*other),
 						GFP_KERNEL);
 	struct request *rq = cfq_test_read(test, q, 2048);
 	struct bio bio;
 
-	KUNIT_ASSERT_NOT_NULL(test, eq);
 	KUNIT_ASSERT_NOT_NULL(test, other);
-	eq->elevator_data = &cfqd->core;
-	q->elevator = eq;
 	cfq_init_queue(other, true, CFQ_BE, IOPRIO_BE_NORM);
 	rq->elv.priv[0] = &cfqd->oom_queue.client;
 	bio_init(&bio, NULL, NULL, 0, REQ_OP_READ | REQ_SYNC);
@@ -231,7 +233,6 @@ static void cfq_test_merges_stay_in_queue(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, ioq_allow_merge(q, rq, &bio));
 	cfqd->core.merge_client = NULL;
 	spin_unlock_irq(&cfqd->core.lock);
-	q->elevator = NULL;
 }
 
 /*
@@ -247,7 +248,9 @@ static void cfq_test_be_ages_past_rt(struct kunit *test)
 	u64 aged = 1 * IOQ_TEST_MS + cfq_ms(cfqd->tun.prio_aging_expire);
 
 	rq->start_time_ns = 1 * IOQ_TEST_MS;
+	spin_lock_irq(&cfqd->core.lock);
 	ioq_sched_insert(&cfqd->core, rq, 0, 1 * IOQ_TEST_MS);
+	spin_unlock_irq(&cfqd->core.lock);
 	cfq_add_busy(cfqd, rt);
 	KUNIT_EXPECT_PTR_EQ(test, cfq_next_queue(cfqd, aged - 1), rt);
 	KUNIT_EXPECT_PTR_EQ(test, cfq_next_queue(cfqd, aged), rq_cfqq(rq));
@@ -265,18 +268,26 @@ static void cfq_test_no_idling_without_tags(struct kunit *test)
 	struct request *rq = cfq_test_read(test, cfqd->core.queue, 2048);
 	struct request *other = cfq_test_read(test, cfqd->core.queue, 1 << 20);
 	struct cfq_queue *cfqq;
+	struct request *sent;
+	bool waits;
 
 	cfqd->core.queue->nr_requests = 2;
+	spin_lock_irq(&cfqd->core.lock);
 	ioq_sched_insert(&cfqd->core, rq, 0, 1 * IOQ_TEST_MS);
-	KUNIT_ASSERT_PTR_EQ(test, ioq_sched_dispatch(&cfqd->core, 2 * IOQ_TEST_MS), rq);
+	sent = ioq_sched_dispatch(&cfqd->core, 2 * IOQ_TEST_MS);
+	spin_unlock_irq(&cfqd->core.lock);
+	KUNIT_ASSERT_PTR_EQ(test, sent, rq);
 	cfqq = cfqd->active;
 	/* One tag free: the active queue is worth waiting for. */
 	KUNIT_EXPECT_TRUE(test, cfq_wait_for_active(cfqd, 3 * IOQ_TEST_MS));
 
 	/* The other tag goes to a request of another queue. */
 	other->elv.priv[0] = &cfqd->async_queues[CFQ_BE][IOPRIO_BE_NORM].client;
+	spin_lock_irq(&cfqd->core.lock);
 	ioq_sched_insert(&cfqd->core, other, 0, 4 * IOQ_TEST_MS);
-	KUNIT_EXPECT_FALSE(test, cfq_wait_for_active(cfqd, 5 * IOQ_TEST_MS));
+	waits = cfq_wait_for_active(cfqd, 5 * IOQ_TEST_MS);
+	spin_unlock_irq(&cfqd->core.lock);
+	KUNIT_EXPECT_FALSE(test, waits);
 	KUNIT_EXPECT_PTR_EQ(test, cfqd->active, cfqq);
 }
 
@@ -339,14 +350,18 @@ static void cfq_test_starvation_clock_per_class(struct kunit *test)
 	KUNIT_ASSERT_PTR_EQ(test, rq_cfqq(rq), norm);
 
 	/* A turn that sent nothing is no service. */
+	spin_lock_irq(&cfqd->core.lock);
 	cfq_test_activate(cfqd, high, now);
 	cfq_expire(cfqd, now, CFQ_EXPIRED_EMPTY);
+	spin_unlock_irq(&cfqd->core.lock);
 	KUNIT_EXPECT_TRUE(test, cfq_async_starved(cfqd, norm, now));
 
 	/* The level-0 queue sends a request in its turn. */
+	spin_lock_irq(&cfqd->core.lock);
 	cfq_test_activate(cfqd, high, now);
 	high->slice_dispatched = 1;
 	cfq_expire(cfqd, now, CFQ_EXPIRED_SLICE);
+	spin_unlock_irq(&cfqd->core.lock);
 	KUNIT_EXPECT_FALSE(test, cfq_async_starved(cfqd, norm, now + wait - 1));
 	KUNIT_EXPECT_TRUE(test, cfq_async_starved(cfqd, norm, now + wait));
 
