@@ -5,8 +5,9 @@
  *
  * DOC: What the core provides
  *
- * A policy keeps one &struct ioq per process (per io_context) and asks the
- * core three kinds of question about it:
+ * A policy keeps its requests in &struct ioq containers (mq-cfq one per
+ * process, mq-as one per direction) and asks the core three kinds of
+ * question:
  *
  * - Which request next?  Requests sit in a sector-sorted tree and in a FIFO
  *   with a deadline each.  ioq_next_request() continues the sweep from
@@ -16,8 +17,8 @@
  *
  * - How does the process behave?  &struct ioq_stats keeps a bit history of
  *   the last 32 requests (was each one a seek?), a decayed mean think time
- *   (from a completion to the process's next request) and a decayed mean
- *   request size.  On a rotational device a seek is a jump of more than
+ *   (from a completion to the process's next request), a decayed mean
+ *   request size and a decayed mean seek distance.  On a rotational device a seek is a jump of more than
  *   a distance; on a non-rotational device position costs nothing and a
  *   "seek" is a request too small to use the device's bandwidth.  A queue
  *   is seeky when more than a threshold of its last 32 requests were
