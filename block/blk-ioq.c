@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Shared core of the time-slice I/O schedulers (mq-cfq and the policies
- * that follow it).
+ * Shared core of the time-slice I/O schedulers: mq-cfq and mq-as.
  *
  * DOC: What the core provides
  *
@@ -18,12 +17,13 @@
  * - How does the process behave?  &struct ioq_stats keeps a bit history of
  *   the last 32 requests (was each one a seek?), a decayed mean think time
  *   (from a completion to the process's next request), a decayed mean
- *   request size and a decayed mean seek distance.  On a rotational device a seek is a jump of more than
- *   a distance; on a non-rotational device position costs nothing and a
- *   "seek" is a request too small to use the device's bandwidth.  A queue
- *   is seeky when more than a threshold of its last 32 requests were
- *   seeks, so short sequential runs (a multi-page mmap fault reads its
- *   pages in order) are not seeky even though every run starts with one.
+ *   request size and a decayed mean seek distance.  On a rotational
+ *   device a seek is a jump of more than a distance; on a non-rotational
+ *   device position costs nothing and a "seek" is a request too small to
+ *   use the device's bandwidth.  A queue is seeky when more than a
+ *   threshold of its last 32 requests were seeks, so short sequential
+ *   runs (a multi-page mmap fault reads its pages in order) are not seeky
+ *   even though every run starts with one.
  *
  * - How many units does the device have?  &struct ioq_par_est measures
  *   whether throughput grows with depth (see ioq_par_units()).  A policy
