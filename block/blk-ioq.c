@@ -569,9 +569,19 @@ void ioq_put_client(struct ioq_sched *s, struct ioq_client *c)
 }
 EXPORT_SYMBOL_GPL(ioq_put_client);
 
+/*
+ * Run the queue in @delay_ns at the latest: one timer serves every wait,
+ * so a later expiry never replaces an earlier one.  Context: the lock.
+ */
 void ioq_arm_timer(struct ioq_sched *s, u64 delay_ns)
 {
-	hrtimer_start(&s->timer, ns_to_ktime(delay_ns), HRTIMER_MODE_REL);
+	ktime_t at = ktime_add_ns(ktime_get(), delay_ns);
+
+	lockdep_assert_held(&s->lock);
+	if (hrtimer_is_queued(&s->timer) &&
+	    ktime_before(hrtimer_get_expires(&s->timer), at))
+		return;
+	hrtimer_start(&s->timer, at, HRTIMER_MODE_ABS_SOFT);
 }
 EXPORT_SYMBOL_GPL(ioq_arm_timer);
 
@@ -609,13 +619,33 @@ void ioq_kick(struct ioq_sched *s)
 }
 EXPORT_SYMBOL_GPL(ioq_kick);
 
+static void ioq_run_queue(struct ioq_sched *s)
+{
+	blk_mq_run_hw_queues(s->queue, true);
+}
+
+/*
+ * The timer ran: the dispatch path decides what the end of a wait means.
+ * An earlier expiry (a kick, a policy's own timer) may end up here while
+ * the device idles: then the queue would find the window still open and
+ * nobody would run it at its end, so the timer moves on to that end.
+ */
 static enum hrtimer_restart ioq_timer_fn(struct hrtimer *timer)
 {
 	struct ioq_sched *s = container_of(timer, struct ioq_sched, timer);
+	enum hrtimer_restart ret = HRTIMER_NORESTART;
+	unsigned long flags;
 
-	/* The dispatch path decides what the end of the wait means. */
-	blk_mq_run_hw_queues(s->queue, true);
-	return HRTIMER_NORESTART;
+	spin_lock_irqsave(&s->lock, flags);
+	if (ioq_idling(s) && ktime_get_ns() < s->idle_until_ns &&
+	    !hrtimer_is_queued(timer)) {
+		hrtimer_set_expires(timer, ns_to_ktime(s->idle_until_ns));
+		ret = HRTIMER_RESTART;
+	}
+	spin_unlock_irqrestore(&s->lock, flags);
+	if (ret == HRTIMER_NORESTART)
+		s->run_queue(s);
+	return ret;
 }
 
 /*
@@ -1002,18 +1032,20 @@ EXPORT_SYMBOL_GPL(ioq_requeue_request);
 void ioq_exit_icq(struct io_cq *icq)
 {
 	struct ioq_icq *qic = container_of(icq, struct ioq_icq, icq);
-	struct ioq_client *c = qic->client;
-	struct ioq_sched *s;
+	struct ioq_sched *s = ioq_sched_of(icq->q);
+	struct ioq_client *c;
 	unsigned long flags;
 
-	if (!c)
-		return;
-	s = ioq_sched_of(icq->q);
 	spin_lock_irqsave(&s->lock, flags);
-	qic->client = NULL;
+	/* A request prepared before the exit must not make a client now. */
 	qic->exited = true;
-	c->exited = true;
-	s->ops->exited(s, c, ktime_get_ns());
+	c = qic->client;
+	qic->client = NULL;
+	if (c) {
+		c->exited = true;
+		s->ops->exited(s, c, ktime_get_ns());
+		ioq_put_client(s, c);
+	}
 	/*
 	 * Dispatch may have held work back to wait for this process (idling,
 	 * anticipation): the wait is over, and no completion may come to
@@ -1021,7 +1053,6 @@ void ioq_exit_icq(struct io_cq *icq)
 	 */
 	if (s->held_back)
 		ioq_kick(s);
-	ioq_put_client(s, c);
 	spin_unlock_irqrestore(&s->lock, flags);
 }
 EXPORT_SYMBOL_GPL(ioq_exit_icq);
@@ -1285,8 +1316,9 @@ void ioq_sched_init(struct ioq_sched *s, struct request_queue *q,
 	ioq_par_init(&s->par);
 	ioq_layout_init(&s->layout, queue_io_min(q), queue_io_opt(q),
 			!blk_queue_nonrot(q));
-	hrtimer_init(&s->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	hrtimer_init(&s->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
 	s->timer.function = ioq_timer_fn;
+	s->run_queue = ioq_run_queue;
 }
 EXPORT_SYMBOL_GPL(ioq_sched_init);
 

@@ -313,6 +313,7 @@ struct ioq_sched {
 	struct ioq_client *merge_client;	/* of the bio being merged */
 
 	struct hrtimer timer;		/* runs the queue: idling is over */
+	void (*run_queue)(struct ioq_sched *s);	/* from the timer */
 	u64 idle_start_ns;		/* 0: not idling */
 	u64 idle_until_ns;
 

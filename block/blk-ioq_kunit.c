@@ -7,7 +7,6 @@
  * requests on the device, requeues, units, the idle window).
  */
 #include <kunit/test.h>
-#include <linux/delay.h>
 #include <linux/ioprio.h>
 
 #include "elevator.h"
@@ -462,7 +461,7 @@ static struct kunit_suite ioq_test_suite = {
  * requests, one client for all processes, and counts of what the core
  * told it.
  */
-struct ioq_test_sched {
+struct fifo_sched {
 	struct ioq_sched core;		/* first, as for any policy */
 	struct ioq_client client;
 	struct list_head fifo;
@@ -473,100 +472,88 @@ struct ioq_test_sched {
 	struct request_queue *q;
 };
 
-static struct ioq_test_sched *ioq_test_of(struct ioq_sched *s)
+static struct fifo_sched *fifo_of(struct ioq_sched *s)
 {
-	return container_of(s, struct ioq_test_sched, core);
+	return container_of(s, struct fifo_sched, core);
 }
 
-static struct ioq_client *ioq_test_client_of(struct ioq_sched *s,
-					     struct request *rq)
+static struct ioq_client *fifo_client_of(struct ioq_sched *s,
+					 struct request *rq)
 {
-	return &ioq_test_of(s)->client;
+	return &fifo_of(s)->client;
 }
 
-static void ioq_test_insert(struct ioq_sched *s, struct request *rq, u64 now)
+static void fifo_insert(struct ioq_sched *s, struct request *rq, u64 now)
 {
-	list_add_tail(&rq->queuelist, &ioq_test_of(s)->fifo);
+	list_add_tail(&rq->queuelist, &fifo_of(s)->fifo);
 }
 
-static struct request *ioq_test_next(struct ioq_sched *s, u64 now)
+static struct request *fifo_next(struct ioq_sched *s, u64 now)
 {
 	struct request *rq;
 
-	rq = list_first_entry_or_null(&ioq_test_of(s)->fifo, struct request,
+	rq = list_first_entry_or_null(&fifo_of(s)->fifo, struct request,
 				      queuelist);
 	if (rq)
 		list_del_init(&rq->queuelist);
 	return rq;
 }
 
-static void ioq_test_dispatched(struct ioq_sched *s, struct request *rq,
-				u64 now)
+static void fifo_dispatched(struct ioq_sched *s, struct request *rq, u64 now)
 {
-	ioq_test_of(s)->dispatched++;
+	fifo_of(s)->dispatched++;
 }
 
-static void ioq_test_completed(struct ioq_sched *s, struct ioq_client *c,
-			       u64 service_ns, u64 now)
+static void fifo_completed(struct ioq_sched *s, struct ioq_client *c,
+			   u64 service_ns, u64 now)
 {
-	ioq_test_of(s)->completed++;
-	ioq_test_of(s)->service_ns += service_ns;
+	fifo_of(s)->completed++;
+	fifo_of(s)->service_ns += service_ns;
 }
 
-static void ioq_test_requeued(struct ioq_sched *s, struct ioq_client *c,
-			      u64 now)
+static void fifo_requeued(struct ioq_sched *s, struct ioq_client *c, u64 now)
 {
-	ioq_test_of(s)->requeued++;
+	fifo_of(s)->requeued++;
 }
 
-static void ioq_test_exited(struct ioq_sched *s, struct ioq_client *c,
-			    u64 now)
+static void fifo_exited(struct ioq_sched *s, struct ioq_client *c, u64 now)
 {
-	ioq_test_of(s)->exited++;
+	fifo_of(s)->exited++;
 }
 
-static u64 ioq_test_unit_hold_ns(struct ioq_sched *s,
-				 const struct ioq_client *c)
+static u64 fifo_unit_hold_ns(struct ioq_sched *s, const struct ioq_client *c)
 {
-	return ioq_test_of(s)->hold_ns;
+	return fifo_of(s)->hold_ns;
 }
 
-static void ioq_test_free_client(struct ioq_sched *s, struct ioq_client *c)
+static void fifo_free_client(struct ioq_sched *s, struct ioq_client *c)
 {
-	ioq_test_of(s)->freed = true;
+	fifo_of(s)->freed = true;
 }
 
-static const struct ioq_policy_ops ioq_test_ops = {
-	.client_of	= ioq_test_client_of,
-	.insert		= ioq_test_insert,
-	.next_request	= ioq_test_next,
-	.dispatched	= ioq_test_dispatched,
-	.completed	= ioq_test_completed,
-	.requeued	= ioq_test_requeued,
-	.exited		= ioq_test_exited,
-	.unit_hold_ns	= ioq_test_unit_hold_ns,
-	.free_client	= ioq_test_free_client,
+static const struct ioq_policy_ops fifo_ops = {
+	.client_of	= fifo_client_of,
+	.insert		= fifo_insert,
+	.next_request	= fifo_next,
+	.dispatched	= fifo_dispatched,
+	.completed	= fifo_completed,
+	.requeued	= fifo_requeued,
+	.exited		= fifo_exited,
+	.unit_hold_ns	= fifo_unit_hold_ns,
+	.free_client	= fifo_free_client,
 };
-
-/* Runs of the idle timer, which the exit test expects one of. */
-static atomic_t ioq_sched_test_timer_runs;
-
-static enum hrtimer_restart ioq_sched_test_timer_fn(struct hrtimer *timer)
-{
-	atomic_inc(&ioq_sched_test_timer_runs);
-	return HRTIMER_NORESTART;
-}
 
 static int ioq_sched_test_init(struct kunit *test)
 {
-	struct ioq_test_sched *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct fifo_sched *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	t->q = ioq_test_queue(test);
 	INIT_LIST_HEAD(&t->fifo);
-	ioq_sched_init(&t->core, t->q, &ioq_test_ops);
+	ioq_sched_init(&t->core, t->q, &fifo_ops);
 	ioq_test_attach(test, t->q, &t->core);
-	t->core.timer.function = ioq_sched_test_timer_fn;
+	t->core.run_queue = ioq_kunit_count_run;
+	atomic_set(&ioq_kunit_runs, 0);
 	ioq_client_init(&t->client);
 	test->priv = t;
 	return 0;
@@ -574,31 +561,27 @@ static int ioq_sched_test_init(struct kunit *test)
 
 static void ioq_sched_test_exit(struct kunit *test)
 {
-	struct ioq_test_sched *t = test->priv;
+	struct fifo_sched *t = test->priv;
 
 	if (!t)		/* init failed */
 		return;
-	hrtimer_cancel(&t->core.timer);
+	ioq_sched_stop(&t->core);
 	ioq_test_queue_exit(t->q);
 }
 
 /* A 4 KiB sync read at @pos. */
-static struct request *ioq_test_read(struct kunit *test,
-				     struct ioq_test_sched *t, sector_t pos)
+static struct request *fifo_read(struct kunit *test, struct fifo_sched *t,
+				 sector_t pos)
 {
 	return ioq_test_request(test, t->q, REQ_OP_READ | REQ_SYNC, pos);
 }
 
-/*
- * Insert @rq at @now and dispatch it then.  The caller holds the lock, so
- * a failure here is an expectation, not an assertion that would leave
- * the test with the lock held.
- */
-static void ioq_test_send(struct kunit *test, struct ioq_test_sched *t,
-			  struct request *rq, u64 now)
+/* Insert @rq at @now and dispatch it then: it must be the one sent. */
+static void fifo_send(struct kunit *test, struct fifo_sched *t,
+		      struct request *rq, u64 now)
 {
-	ioq_sched_insert(&t->core, rq, 0, now);
-	KUNIT_EXPECT_PTR_EQ(test, ioq_sched_dispatch(&t->core, now), rq);
+	ioq_kunit_insert(&t->core, rq, 0, now);
+	KUNIT_EXPECT_PTR_EQ(test, ioq_kunit_dispatch(&t->core, now), rq);
 	KUNIT_EXPECT_TRUE(test, ioq_record_of(rq)->dispatched);
 }
 
@@ -608,19 +591,19 @@ static void ioq_test_send(struct kunit *test, struct ioq_test_sched *t,
  */
 static void ioq_test_client_lifetime(struct kunit *test)
 {
-	struct ioq_test_sched *t = test->priv;
-	struct request *rq = ioq_test_read(test, t, 2048);
+	struct fifo_sched *t = test->priv;
+	struct request *rq = fifo_read(test, t, 2048);
 
-	spin_lock_irq(&t->core.lock);
-	ioq_test_send(test, t, rq, 1 * MS);
+	fifo_send(test, t, rq, 1 * MS);
 	KUNIT_EXPECT_EQ(test, t->client.ref, 2);
 	KUNIT_EXPECT_EQ(test, t->client.queued, 0);
 	KUNIT_EXPECT_EQ(test, t->client.in_flight, 1);
-	KUNIT_EXPECT_FALSE(test, ioq_sched_done(&t->core, rq, 2 * MS));
+	KUNIT_EXPECT_FALSE(test, ioq_kunit_done(&t->core, rq, 2 * MS));
 	KUNIT_EXPECT_EQ(test, t->client.ref, 1);
 	KUNIT_EXPECT_EQ(test, t->client.in_flight, 0);
 	KUNIT_EXPECT_NULL(test, ioq_rq_client(rq));
 	KUNIT_EXPECT_FALSE(test, t->freed);
+	spin_lock_irq(&t->core.lock);
 	ioq_put_client(&t->core, &t->client);
 	spin_unlock_irq(&t->core.lock);
 	KUNIT_EXPECT_TRUE(test, t->freed);
@@ -634,12 +617,11 @@ static void ioq_test_client_lifetime(struct kunit *test)
  */
 static void ioq_test_requeue_undoes_dispatch(struct kunit *test)
 {
-	struct ioq_test_sched *t = test->priv;
-	struct request *rq = ioq_test_read(test, t, 2048);
+	struct fifo_sched *t = test->priv;
+	struct request *rq = fifo_read(test, t, 2048);
 
-	spin_lock_irq(&t->core.lock);
-	ioq_test_send(test, t, rq, 2 * MS);
-	ioq_sched_requeue(&t->core, rq, 5 * MS);
+	fifo_send(test, t, rq, 2 * MS);
+	ioq_kunit_requeue(&t->core, rq, 5 * MS);
 	KUNIT_EXPECT_EQ(test, t->requeued, 1);
 	KUNIT_EXPECT_EQ(test, t->core.in_flight, 0);
 	KUNIT_EXPECT_EQ(test, t->client.in_flight, 0);
@@ -649,9 +631,8 @@ static void ioq_test_requeue_undoes_dispatch(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->core.last_completion_ns, 0);
 	KUNIT_EXPECT_EQ(test, t->completed, 0);
 
-	ioq_sched_insert(&t->core, rq, BLK_MQ_INSERT_AT_HEAD, 6 * MS);
-	KUNIT_EXPECT_PTR_EQ(test, ioq_sched_dispatch(&t->core, 7 * MS), rq);
-	spin_unlock_irq(&t->core.lock);
+	ioq_kunit_insert(&t->core, rq, BLK_MQ_INSERT_AT_HEAD, 6 * MS);
+	KUNIT_EXPECT_PTR_EQ(test, ioq_kunit_dispatch(&t->core, 7 * MS), rq);
 	KUNIT_EXPECT_EQ(test, t->dispatched, 2);
 	KUNIT_EXPECT_EQ(test, t->core.in_flight, 1);
 	KUNIT_EXPECT_EQ(test, t->client.in_flight, 1);
@@ -665,18 +646,15 @@ static void ioq_test_requeue_undoes_dispatch(struct kunit *test)
  */
 static void ioq_test_record_keeps_dispatch_time(struct kunit *test)
 {
-	struct ioq_test_sched *t = test->priv;
+	struct fifo_sched *t = test->priv;
 	struct ioq_record_set *recs = ioq_test_hctx(t->q)->sched_data;
-	struct request *rq = ioq_test_read(test, t, 2048);
+	struct request *rq = fifo_read(test, t, 2048);
 	u64 sent = 16700 * MS, back = sent + 20ULL * NSEC_PER_SEC;
 
-	spin_lock_irq(&t->core.lock);
-	ioq_test_send(test, t, rq, sent);
+	fifo_send(test, t, rq, sent);
 	KUNIT_EXPECT_EQ(test, recs->rec[IOQ_TEST_FIRST_TAG].dispatch_ns, sent);
 	KUNIT_EXPECT_FALSE(test, recs->rec[0].dispatched);
-	ioq_sched_done(&t->core, rq, back);
-	spin_unlock_irq(&t->core.lock);
-
+	ioq_kunit_done(&t->core, rq, back);
 	KUNIT_EXPECT_EQ(test, t->core.in_flight, 0);
 	KUNIT_EXPECT_FALSE(test, recs->rec[IOQ_TEST_FIRST_TAG].dispatched);
 	KUNIT_EXPECT_EQ(test, t->service_ns, back - sent);
@@ -690,33 +668,39 @@ static void ioq_test_record_keeps_dispatch_time(struct kunit *test)
  */
 static void ioq_test_records_grow_with_tags(struct kunit *test)
 {
-	struct ioq_test_sched *t = test->priv;
+	struct fifo_sched *t = test->priv;
+	struct blk_mq_hw_ctx *hctx = ioq_test_hctx(t->q);
 	struct blk_mq_tags *tags = kunit_kzalloc(test, sizeof(*tags),
 						 GFP_KERNEL);
-	struct request *rq = ioq_test_read(test, t, 2048);
+	struct request *rq = fifo_read(test, t, 2048);
 	struct ioq_record_set *recs;
 
 	KUNIT_ASSERT_NOT_NULL(test, tags);
 	tags->nr_tags = 2 * IOQ_TEST_TAGS;
-	ioq_test_hctx(t->q)->sched_tags = tags;
-	ioq_grow_records(&t->core, ioq_test_hctx(t->q));
-	recs = ioq_test_hctx(t->q)->sched_data;
+	hctx->sched_tags = tags;
+	ioq_grow_records(&t->core, hctx);
+	recs = hctx->sched_data;
 	KUNIT_ASSERT_EQ(test, recs->nr, 2 * IOQ_TEST_TAGS);
 	rq->internal_tag = 2 * IOQ_TEST_TAGS - 1;
-	spin_lock_irq(&t->core.lock);
-	ioq_test_send(test, t, rq, 1 * MS);
+	fifo_send(test, t, rq, 1 * MS);
 	KUNIT_EXPECT_TRUE(test, recs->rec[2 * IOQ_TEST_TAGS - 1].dispatched);
-	ioq_sched_done(&t->core, rq, 2 * MS);
-	spin_unlock_irq(&t->core.lock);
+	ioq_kunit_done(&t->core, rq, 2 * MS);
 	KUNIT_EXPECT_EQ(test, t->core.in_flight, 0);
 	KUNIT_EXPECT_EQ(test, t->core.last_completion_ns, 2 * MS);
 }
 
 /* What a four-disk RAID-0 of 64 KiB chunks reports. */
-static void ioq_test_report_raid(struct ioq_test_sched *t)
+static void fifo_report_raid(struct fifo_sched *t)
 {
 	t->q->limits.io_min = SZ_64K;
 	t->q->limits.io_opt = 4 * SZ_64K;
+}
+
+static void fifo_update_layout(struct fifo_sched *t)
+{
+	spin_lock_irq(&t->core.lock);
+	ioq_update_layout(&t->core);
+	spin_unlock_irq(&t->core.lock);
 }
 
 /*
@@ -726,22 +710,20 @@ static void ioq_test_report_raid(struct ioq_test_sched *t)
  */
 static void ioq_test_unit_kept_across_layout_change(struct kunit *test)
 {
-	struct ioq_test_sched *t = test->priv;
-	struct request *rq = ioq_test_read(test, t, 3 * (SZ_64K >> SECTOR_SHIFT));
+	struct fifo_sched *t = test->priv;
+	struct request *rq = fifo_read(test, t, 3 * (SZ_64K >> SECTOR_SHIFT));
 	unsigned int i;
 
-	ioq_test_report_raid(t);
-	spin_lock_irq(&t->core.lock);
-	ioq_test_send(test, t, rq, 1 * MS);
+	fifo_report_raid(t);
+	fifo_send(test, t, rq, 1 * MS);
 	KUNIT_EXPECT_EQ(test, t->core.layout.units, 4);
 	KUNIT_EXPECT_EQ(test, t->core.units[3].in_flight, 1);
 	/* The device stops reporting it, seen at the next dispatch. */
 	t->q->limits.io_min = 0;
 	t->q->limits.io_opt = 0;
-	ioq_update_layout(&t->core);
+	fifo_update_layout(t);
 	KUNIT_EXPECT_EQ(test, ioq_unit_of(&t->core, rq), 0);
-	ioq_sched_done(&t->core, rq, 2 * MS);
-	spin_unlock_irq(&t->core.lock);
+	ioq_kunit_done(&t->core, rq, 2 * MS);
 	for (i = 0; i < ARRAY_SIZE(t->core.units); i++)
 		KUNIT_EXPECT_EQ_MSG(test, t->core.units[i].in_flight, 0,
 				    "unit %u", i);
@@ -753,18 +735,16 @@ static void ioq_test_unit_kept_across_layout_change(struct kunit *test)
  */
 static void ioq_test_unit_held_for_its_client(struct kunit *test)
 {
-	struct ioq_test_sched *t = test->priv;
-	struct request *rq = ioq_test_read(test, t, 2048);
-	struct request *next = ioq_test_read(test, t, 2056);
+	struct fifo_sched *t = test->priv;
+	struct request *rq = fifo_read(test, t, 2048);
+	struct request *next = fifo_read(test, t, 2056);
 	struct ioq_client other;
 
 	ioq_client_init(&other);
-	ioq_test_report_raid(t);
+	fifo_report_raid(t);
 	t->hold_ns = 8 * MS;
-	spin_lock_irq(&t->core.lock);
-	ioq_test_send(test, t, rq, 1 * MS);
-	ioq_sched_done(&t->core, rq, 2 * MS);
-	spin_unlock_irq(&t->core.lock);
+	fifo_send(test, t, rq, 1 * MS);
+	ioq_kunit_done(&t->core, rq, 2 * MS);
 	KUNIT_EXPECT_TRUE(test, ioq_unit_free_for(&t->core, &t->client, next,
 						  3 * MS));
 	KUNIT_EXPECT_FALSE(test, ioq_unit_free_for(&t->core, &other, next,
@@ -776,32 +756,59 @@ static void ioq_test_unit_held_for_its_client(struct kunit *test)
 /* The idle window: how long the device waited, whatever the clocks say. */
 static void ioq_test_idle_window(struct kunit *test)
 {
-	struct ioq_test_sched *t = test->priv;
+	struct fifo_sched *t = test->priv;
+	struct ioq_sched *s = &t->core;
+	u64 none, early, waited, until;
 
-	KUNIT_EXPECT_EQ(test, ioq_idle_stop(&t->core, 5 * MS), 0);
-	ioq_idle_start(&t->core, 10 * MS, 8 * MS);
-	KUNIT_EXPECT_TRUE(test, ioq_idling(&t->core));
-	KUNIT_EXPECT_EQ(test, t->core.idle_until_ns, 18 * MS);
+	spin_lock_irq(&s->lock);
+	none = ioq_idle_stop(s, 5 * MS);
+	ioq_idle_start(s, 10 * MS, 8 * MS);
+	until = s->idle_until_ns;
 	/* A clock read before the idling started: no time waited. */
-	KUNIT_EXPECT_EQ(test, ioq_idle_stop(&t->core, 10 * MS - 1), 0);
-	KUNIT_EXPECT_FALSE(test, ioq_idling(&t->core));
-	ioq_idle_start(&t->core, 20 * MS, 8 * MS);
-	KUNIT_EXPECT_EQ(test, ioq_idle_stop(&t->core, 25 * MS), 5 * MS);
+	early = ioq_idle_stop(s, 10 * MS - 1);
+	ioq_idle_start(s, 20 * MS, 8 * MS);
+	waited = ioq_idle_stop(s, 25 * MS);
+	spin_unlock_irq(&s->lock);
+	KUNIT_EXPECT_EQ(test, none, 0);
+	KUNIT_EXPECT_EQ(test, until, 18 * MS);
+	KUNIT_EXPECT_EQ(test, early, 0);
+	KUNIT_EXPECT_EQ(test, waited, 5 * MS);
+	KUNIT_EXPECT_FALSE(test, ioq_idling(s));
+}
+
+/*
+ * One timer serves every wait: a kick (or a policy's own, earlier
+ * expiry) while the device idles does not end the window early, nor
+ * leave it without a run at its end.
+ */
+static void ioq_test_timer_keeps_idle_end(struct kunit *test)
+{
+	struct fifo_sched *t = test->priv;
+	u64 window = 1000 * MS, start = ktime_get_ns();
+	int early;
+
+	spin_lock_irq(&t->core.lock);
+	ioq_idle_start(&t->core, start, window);
+	ioq_kick(&t->core);
+	spin_unlock_irq(&t->core.lock);
+	msleep(100);
+	early = atomic_read(&ioq_kunit_runs);
+	KUNIT_EXPECT_EQ(test, ioq_kunit_wait_run(3000), 1);
+	KUNIT_EXPECT_EQ(test, early, 0);
+	KUNIT_EXPECT_GE(test, ktime_get_ns(), start + window);
 }
 
 /* Units: forced, reported, or on one spindle one except while probed. */
 static void ioq_test_units(struct kunit *test)
 {
-	struct ioq_test_sched *t = test->priv;
+	struct fifo_sched *t = test->priv;
 	u64 now = 100 * NSEC_PER_SEC;
 
 	/* The first look at a rotational device starts a probe. */
 	KUNIT_EXPECT_EQ(test, ioq_units(&t->core, now), IOQ_PAR_MAX_UNITS);
 	KUNIT_EXPECT_EQ(test, ioq_units(&t->core, now + 300 * MS), 1);
-	ioq_test_report_raid(t);
-	spin_lock_irq(&t->core.lock);
-	ioq_update_layout(&t->core);
-	spin_unlock_irq(&t->core.lock);
+	fifo_report_raid(t);
+	fifo_update_layout(t);
 	KUNIT_EXPECT_EQ(test, ioq_units(&t->core, now + 300 * MS), 4);
 	t->core.tun.spindles = 2;
 	KUNIT_EXPECT_EQ(test, ioq_units(&t->core, now + 300 * MS), 2);
@@ -810,7 +817,7 @@ static void ioq_test_units(struct kunit *test)
 /* The core's seek classification, from its tunables and the device. */
 static void ioq_test_seek_params(struct kunit *test)
 {
-	struct ioq_test_sched *t = test->priv;
+	struct fifo_sched *t = test->priv;
 	struct ioq_seek_params p = ioq_seek_params(&t->core);
 
 	KUNIT_EXPECT_TRUE(test, p.rotational);
@@ -828,40 +835,49 @@ static void ioq_test_seek_params(struct kunit *test)
 /*
  * A process exits (exit_icq): its client is let go of and marked, later
  * requests of its icq go to the policy's fallback, and work dispatch held
- * back (to wait for the process) is run, from the timer.
+ * back (to wait for the process) is run, from the timer.  An icq that
+ * never had a client is marked too: a request prepared before the exit
+ * must not make one that nobody would let go of.
  */
 static void ioq_test_exit_icq(struct kunit *test)
 {
-	struct ioq_test_sched *t = test->priv;
+	struct fifo_sched *t = test->priv;
 	struct ioq_icq *qic = ioq_test_icq(test, t->q);
-	struct request *rq = ioq_test_read(test, t, 2048);
-	unsigned int ms;
+	struct ioq_icq *bare = ioq_test_icq(test, t->q);
+	struct request *rq = fifo_read(test, t, 2048);
+	struct request *late = fifo_read(test, t, 4096);
 
 	ioq_get_client(&t->client);	/* the icq's reference */
 	qic->client = &t->client;
 	rq->elv.icq = &qic->icq;
+	late->elv.icq = &bare->icq;
 	KUNIT_EXPECT_PTR_EQ(test, ioq_rq_icq(rq), qic);
+	KUNIT_EXPECT_PTR_EQ(test, ioq_rq_icq(late), bare);
 	t->core.held_back = true;
-	atomic_set(&ioq_sched_test_timer_runs, 0);
 	ioq_exit_icq(&qic->icq);
+	KUNIT_EXPECT_EQ(test, ioq_kunit_wait_run(1000), 1);
 	KUNIT_EXPECT_EQ(test, t->exited, 1);
 	KUNIT_EXPECT_NULL(test, qic->client);
 	KUNIT_EXPECT_TRUE(test, t->client.exited);
 	KUNIT_EXPECT_EQ(test, t->client.ref, 1);
 	KUNIT_EXPECT_NULL(test, ioq_rq_icq(rq));
-	for (ms = 0; ms < 1000 && !atomic_read(&ioq_sched_test_timer_runs);
-	     ms++)
-		msleep(1);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ioq_sched_test_timer_runs), 1);
+
+	t->core.held_back = false;
+	ioq_exit_icq(&bare->icq);
+	KUNIT_EXPECT_EQ(test, t->exited, 1);
+	KUNIT_EXPECT_NULL(test, ioq_rq_icq(late));
+	/* Nothing held back: no run. */
+	msleep(10);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ioq_kunit_runs), 1);
 }
 
 /* Requests merge with their neighbours in a sort tree of their client. */
 static void ioq_test_merge_neighbours(struct kunit *test)
 {
-	struct ioq_test_sched *t = test->priv;
-	struct request *a = ioq_test_read(test, t, 2048);
-	struct request *b = ioq_test_read(test, t, 2056);
-	struct request *c = ioq_test_read(test, t, 2064);
+	struct fifo_sched *t = test->priv;
+	struct request *a = fifo_read(test, t, 2048);
+	struct request *b = fifo_read(test, t, 2056);
+	struct request *c = fifo_read(test, t, 2064);
 	struct ioq_client other;
 	struct ioq ioq;
 
@@ -887,6 +903,7 @@ static struct kunit_case ioq_sched_test_cases[] = {
 	KUNIT_CASE(ioq_test_unit_kept_across_layout_change),
 	KUNIT_CASE(ioq_test_unit_held_for_its_client),
 	KUNIT_CASE(ioq_test_idle_window),
+	KUNIT_CASE(ioq_test_timer_keeps_idle_end),
 	KUNIT_CASE(ioq_test_units),
 	KUNIT_CASE(ioq_test_seek_params),
 	KUNIT_CASE(ioq_test_exit_icq),

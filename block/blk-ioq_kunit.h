@@ -8,7 +8,9 @@
 #define BLK_IOQ_KUNIT_H
 
 #include <kunit/test.h>
+#include <linux/atomic.h>
 #include <linux/blk-mq.h>
+#include <linux/delay.h>
 #include <linux/sizes.h>
 
 #include "elevator.h"
@@ -66,6 +68,9 @@ static inline void ioq_test_request_init(struct request *rq,
 					 blk_opf_t opf, sector_t pos,
 					 unsigned int tag)
 {
+	/* Past the records, a request would be counted in freed memory. */
+	if (WARN_ON(tag >= IOQ_TEST_TAGS))
+		tag = IOQ_TEST_TAGS - 1;
 	memset(rq, 0, sizeof(*rq));
 	rq->q = q;
 	rq->mq_hctx = ioq_test_hctx(q);
@@ -120,10 +125,66 @@ static inline struct ioq_icq *ioq_test_icq(struct kunit *test,
 	return qic;
 }
 
-/* The idle timer must not run a queue the test made up. */
-static inline enum hrtimer_restart ioq_test_timer_fn(struct hrtimer *timer)
+/*
+ * The core's steps, each under the scheduler's lock as its elevator
+ * operations take it, so that a test checks their results unlocked (a
+ * failed expectation allocates).
+ */
+static inline void ioq_kunit_insert(struct ioq_sched *s, struct request *rq,
+				    blk_insert_t flags, u64 now)
 {
-	return HRTIMER_NORESTART;
+	spin_lock_irq(&s->lock);
+	ioq_sched_insert(s, rq, flags, now);
+	spin_unlock_irq(&s->lock);
+}
+
+static inline struct request *ioq_kunit_dispatch(struct ioq_sched *s,
+						 u64 now)
+{
+	struct request *rq;
+
+	spin_lock_irq(&s->lock);
+	rq = ioq_sched_dispatch(s, now);
+	spin_unlock_irq(&s->lock);
+	return rq;
+}
+
+static inline bool ioq_kunit_done(struct ioq_sched *s, struct request *rq,
+				  u64 now)
+{
+	bool rerun;
+
+	spin_lock_irq(&s->lock);
+	rerun = ioq_sched_done(s, rq, now);
+	spin_unlock_irq(&s->lock);
+	return rerun;
+}
+
+static inline void ioq_kunit_requeue(struct ioq_sched *s, struct request *rq,
+				     u64 now)
+{
+	spin_lock_irq(&s->lock);
+	ioq_sched_requeue(s, rq, now);
+	spin_unlock_irq(&s->lock);
+}
+
+/*
+ * The queue runs of a test's scheduler, from its timer: counted, as the
+ * test's request queue cannot be run.
+ */
+static atomic_t ioq_kunit_runs;
+
+static inline void ioq_kunit_count_run(struct ioq_sched *s)
+{
+	atomic_inc(&ioq_kunit_runs);
+}
+
+/* Wait up to @ms for a queue run; returns the runs so far. */
+static inline int ioq_kunit_wait_run(unsigned int ms)
+{
+	while (ms-- && !atomic_read(&ioq_kunit_runs))
+		msleep(1);
+	return atomic_read(&ioq_kunit_runs);
 }
 
 #endif /* BLK_IOQ_KUNIT_H */

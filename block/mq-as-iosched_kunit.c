@@ -8,8 +8,6 @@
  * Requests are made before the scheduler's lock is taken: their memory
  * comes from allocations that may sleep.
  */
-#include <linux/delay.h>
-
 #include "blk-ioq_kunit.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
@@ -19,14 +17,6 @@ MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 /* Far from it: not close, and past a backward step of the sweep. */
 #define AS_TEST_FAR	(1 << 20)
 
-/* Runs of the idle timer, which the exit test expects one of. */
-static atomic_t as_test_timer_runs;
-
-static enum hrtimer_restart as_test_timer_fn(struct hrtimer *timer)
-{
-	atomic_inc(&as_test_timer_runs);
-	return HRTIMER_NORESTART;
-}
 
 static int as_test_init(struct kunit *test)
 {
@@ -37,7 +27,8 @@ static int as_test_init(struct kunit *test)
 	q = ioq_test_queue(test);
 	as_init_data(ad, q);
 	ioq_test_attach(test, q, &ad->core);
-	ad->core.timer.function = as_test_timer_fn;
+	ad->core.run_queue = ioq_kunit_count_run;
+	atomic_set(&ioq_kunit_runs, 0);
 	/* One spindle, not probed: the tests that want more say so. */
 	ad->core.tun.spindles = 1;
 	test->priv = ad;
@@ -50,7 +41,7 @@ static void as_test_exit(struct kunit *test)
 
 	if (!ad)	/* init failed */
 		return;
-	hrtimer_cancel(&ad->core.timer);
+	ioq_sched_stop(&ad->core);
 	ioq_test_queue_exit(ad->core.queue);
 }
 
@@ -90,29 +81,19 @@ static struct request *as_test_rq(struct kunit *test, struct ioq_icq *process,
 	return rq;
 }
 
-/* Under the scheduler's lock, as blk-ioq's elevator operations take it. */
 static void as_test_insert(struct as_data *ad, struct request *rq, u64 now)
 {
-	spin_lock_irq(&ad->core.lock);
-	ioq_sched_insert(&ad->core, rq, 0, now);
-	spin_unlock_irq(&ad->core.lock);
+	ioq_kunit_insert(&ad->core, rq, 0, now);
 }
 
 static struct request *as_test_dispatch(struct as_data *ad, u64 now)
 {
-	struct request *rq;
-
-	spin_lock_irq(&ad->core.lock);
-	rq = ioq_sched_dispatch(&ad->core, now);
-	spin_unlock_irq(&ad->core.lock);
-	return rq;
+	return ioq_kunit_dispatch(&ad->core, now);
 }
 
 static void as_test_done(struct as_data *ad, struct request *rq, u64 now)
 {
-	spin_lock_irq(&ad->core.lock);
-	ioq_sched_done(&ad->core, rq, now);
-	spin_unlock_irq(&ad->core.lock);
+	ioq_kunit_done(&ad->core, rq, now);
 }
 
 /*
@@ -281,23 +262,92 @@ static void as_test_exit_ends_wait(struct kunit *test)
 	struct ioq_client *c = reader->client;
 	struct request *next;
 
-	unsigned int ms;
+	struct request *late = as_test_rq(test, reader, AS_TEST_POS + 8);
 
 	ioq_get_client(c);	/* for the test, past the exit */
 	next = as_test_setup(test, reader, other, AS_TEST_POS + AS_TEST_FAR);
 	KUNIT_EXPECT_NULL(test, as_test_dispatch(ad, 5 * IOQ_TEST_MS));
 	KUNIT_EXPECT_TRUE(test, ad->core.held_back);
 	/* The window's own timer: not the run this test is after. */
-	hrtimer_cancel(&ad->core.timer);
-	atomic_set(&as_test_timer_runs, 0);
+	ioq_sched_stop(&ad->core);
+	atomic_set(&ioq_kunit_runs, 0);
 	ioq_exit_icq(&reader->icq);
+	KUNIT_EXPECT_EQ(test, ioq_kunit_wait_run(1000), 1);
 	KUNIT_EXPECT_EQ(test, ad->antic_count[AS_ANTIC_EXITED], 1);
 	KUNIT_EXPECT_NULL(test, ad->antic_client);
 	KUNIT_EXPECT_TRUE(test, c->exited);
-	for (ms = 0; ms < 1000 && !atomic_read(&as_test_timer_runs); ms++)
-		msleep(1);
-	KUNIT_EXPECT_EQ(test, atomic_read(&as_test_timer_runs), 1);
 	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, 6 * IOQ_TEST_MS), next);
+	/* A read its icq prepared before the exit is nobody's to wait for. */
+	as_test_insert(ad, late, 7 * IOQ_TEST_MS);
+	KUNIT_EXPECT_PTR_EQ(test, ioq_rq_client(late), &ad->oom_client);
+}
+
+/*
+ * The process's read is still on the device when the scheduler decides to
+ * wait: the window opens when it completes, not before.
+ */
+static void as_test_window_opens_at_completion(struct kunit *test)
+{
+	struct as_data *ad = test->priv;
+	struct ioq_icq *reader = as_test_process(test, IOQ_TEST_MS, 8);
+	struct ioq_icq *other = as_test_process(test, IOQ_TEST_MS, 8);
+	struct request *first = as_test_rq(test, reader, AS_TEST_POS);
+	struct request *far = as_test_rq(test, other, AS_TEST_POS + AS_TEST_FAR);
+	u64 done = 9 * IOQ_TEST_MS;
+
+	as_test_insert(ad, first, 1 * IOQ_TEST_MS);
+	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, 1 * IOQ_TEST_MS), first);
+	as_test_insert(ad, far, 2 * IOQ_TEST_MS);
+	KUNIT_EXPECT_NULL(test, as_test_dispatch(ad, 3 * IOQ_TEST_MS));
+	KUNIT_EXPECT_EQ(test, ad->antic, AS_ANTIC_WAIT_REQ);
+	KUNIT_EXPECT_FALSE(test, ioq_idling(&ad->core));
+	as_test_done(ad, first, done);
+	KUNIT_EXPECT_EQ(test, ad->antic, AS_ANTIC_WAIT_NEXT);
+	KUNIT_EXPECT_EQ(test, ad->core.idle_until_ns,
+			done + as_ms(ad->tun.antic_expire));
+	KUNIT_EXPECT_NULL(test, as_test_dispatch(ad, done + 1));
+}
+
+/*
+ * The read waited for comes back unserved (the driver was busy): its
+ * completion will not come, so the wait ends; and a request sent past
+ * the scheduler (from the head) ends a wait too.
+ */
+static void as_test_bypass_ends_wait(struct kunit *test)
+{
+	struct as_data *ad = test->priv;
+	struct ioq_icq *reader = as_test_process(test, IOQ_TEST_MS, 8);
+	struct ioq_icq *other = as_test_process(test, IOQ_TEST_MS, 8);
+	struct request *first = as_test_rq(test, reader, AS_TEST_POS);
+	struct request *far = as_test_rq(test, other, AS_TEST_POS + AS_TEST_FAR);
+	struct request *extra = as_test_rq(test, other,
+					   AS_TEST_POS + 2 * AS_TEST_FAR);
+
+	as_test_insert(ad, first, 1 * IOQ_TEST_MS);
+	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, 1 * IOQ_TEST_MS), first);
+	as_test_insert(ad, far, 2 * IOQ_TEST_MS);
+	KUNIT_EXPECT_NULL(test, as_test_dispatch(ad, 3 * IOQ_TEST_MS));
+	KUNIT_EXPECT_EQ(test, ad->antic, AS_ANTIC_WAIT_REQ);
+	ioq_kunit_requeue(&ad->core, first, 4 * IOQ_TEST_MS);
+	KUNIT_EXPECT_EQ(test, ad->antic_count[AS_ANTIC_BYPASS], 1);
+	KUNIT_EXPECT_EQ(test, ad->antic, AS_ANTIC_FINISHED);
+
+	/* It goes out again first, from the head, past the policy. */
+	ioq_kunit_insert(&ad->core, first, BLK_MQ_INSERT_AT_HEAD,
+			 5 * IOQ_TEST_MS);
+	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, 5 * IOQ_TEST_MS), first);
+	as_test_done(ad, first, 6 * IOQ_TEST_MS);
+	KUNIT_EXPECT_NULL(test, as_test_dispatch(ad, 6 * IOQ_TEST_MS));
+	KUNIT_EXPECT_EQ(test, ad->antic, AS_ANTIC_WAIT_NEXT);
+
+	/* A requeued request of another process goes out past the policy. */
+	ioq_get_client(other->client);		/* the request's reference */
+	extra->elv.priv[0] = other->client;
+	ioq_kunit_insert(&ad->core, extra, BLK_MQ_INSERT_AT_HEAD,
+			 7 * IOQ_TEST_MS);
+	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, 7 * IOQ_TEST_MS), extra);
+	KUNIT_EXPECT_EQ(test, ad->antic_count[AS_ANTIC_BYPASS], 2);
+	KUNIT_EXPECT_FALSE(test, ioq_idling(&ad->core));
 }
 
 /*
@@ -373,6 +423,8 @@ static struct kunit_case as_test_cases[] = {
 	KUNIT_CASE(as_test_no_wait_with_request_queued),
 	KUNIT_CASE(as_test_no_wait_on_parallel_devices),
 	KUNIT_CASE(as_test_exit_ends_wait),
+	KUNIT_CASE(as_test_window_opens_at_completion),
+	KUNIT_CASE(as_test_bypass_ends_wait),
 	KUNIT_CASE(as_test_writes_get_their_batch),
 	KUNIT_CASE(as_test_batch_starts_drained),
 	{}

@@ -18,7 +18,7 @@ static int cfq_test_init(struct kunit *test)
 	q = ioq_test_queue(test);
 	cfq_init_data(cfqd, q);
 	ioq_test_attach(test, q, &cfqd->core);
-	cfqd->core.timer.function = ioq_test_timer_fn;
+	cfqd->core.run_queue = ioq_kunit_count_run;
 	test->priv = cfqd;
 	return 0;
 }
@@ -29,7 +29,7 @@ static void cfq_test_exit(struct kunit *test)
 
 	if (!cfqd)	/* init failed */
 		return;
-	hrtimer_cancel(&cfqd->core.timer);
+	ioq_sched_stop(&cfqd->core);
 	ioq_test_queue_exit(cfqd->core.queue);
 }
 
@@ -54,17 +54,32 @@ static void cfq_test_idle_ends_before_it_started(struct kunit *test)
 						   1 * IOQ_TEST_MS);
 	u64 vtime = cfqq->vtime;
 
+	spin_lock_irq(&cfqd->core.lock);
 	cfq_start_idling(cfqd, 10 * IOQ_TEST_MS, 8 * IOQ_TEST_MS);
 	cfq_stop_idling(cfqd, 10 * IOQ_TEST_MS - 1);
+	spin_unlock_irq(&cfqd->core.lock);
 	KUNIT_EXPECT_EQ(test, cfqq->vtime, vtime);
 	KUNIT_EXPECT_EQ(test, cfqd->core.idle_start_ns, 0);
 
 	/* In order, the wait is charged as a share of the slice. */
+	spin_lock_irq(&cfqd->core.lock);
 	cfq_start_idling(cfqd, 20 * IOQ_TEST_MS, 8 * IOQ_TEST_MS);
 	cfq_stop_idling(cfqd, 25 * IOQ_TEST_MS);
+	spin_unlock_irq(&cfqd->core.lock);
 	KUNIT_EXPECT_EQ(test, cfqq->vtime,
 			vtime + div_u64(CFQ_VTIME_SLICE * 5,
 					cfqd->tun.slice_sync));
+}
+
+/* The class to serve at @now, as dispatch asks under the lock. */
+static enum cfq_class cfq_test_next_class(struct cfq_data *cfqd, u64 now)
+{
+	enum cfq_class class;
+
+	spin_lock_irq(&cfqd->core.lock);
+	class = cfq_next_class(cfqd, now);
+	spin_unlock_irq(&cfqd->core.lock);
+	return class;
 }
 
 /*
@@ -77,11 +92,11 @@ static void cfq_test_idle_class_grace(struct kunit *test)
 
 	cfq_add_busy(cfqd, &cfqd->async_queues[CFQ_IDLE][IOPRIO_BE_NORM]);
 	cfqd->last_nonidle_ns = 500 * IOQ_TEST_MS;
-	KUNIT_EXPECT_EQ(test, cfq_next_class(cfqd, 500 * IOQ_TEST_MS - 1),
+	KUNIT_EXPECT_EQ(test, cfq_test_next_class(cfqd, 500 * IOQ_TEST_MS - 1),
 			CFQ_NR_CLASSES);
-	KUNIT_EXPECT_EQ(test, cfq_next_class(cfqd, 699 * IOQ_TEST_MS),
+	KUNIT_EXPECT_EQ(test, cfq_test_next_class(cfqd, 699 * IOQ_TEST_MS),
 			CFQ_NR_CLASSES);
-	KUNIT_EXPECT_EQ(test, cfq_next_class(cfqd, 700 * IOQ_TEST_MS),
+	KUNIT_EXPECT_EQ(test, cfq_test_next_class(cfqd, 700 * IOQ_TEST_MS),
 			CFQ_IDLE);
 }
 
@@ -150,23 +165,17 @@ static struct request *cfq_test_insert_due(struct kunit *test,
 {
 	struct request *rq = ioq_test_request(test, cfqd->core.queue, opf, pos);
 
-	spin_lock_irq(&cfqd->core.lock);
-	ioq_sched_insert(&cfqd->core, rq, 0, now);
-	spin_unlock_irq(&cfqd->core.lock);
+	ioq_kunit_insert(&cfqd->core, rq, 0, now);
 	rq->fifo_time = jiffies - 1;
 	return rq;
 }
 
-/*
- * Insert @rq at @now and dispatch it then.  The caller holds the lock, so
- * a failure here is an expectation, not an assertion that would leave
- * the test with the lock held.
- */
+/* Insert @rq at @now and dispatch it then: it must be the one sent. */
 static void cfq_test_dispatch(struct kunit *test, struct cfq_data *cfqd,
 			      struct request *rq, u64 now)
 {
-	ioq_sched_insert(&cfqd->core, rq, 0, now);
-	KUNIT_EXPECT_PTR_EQ(test, ioq_sched_dispatch(&cfqd->core, now), rq);
+	ioq_kunit_insert(&cfqd->core, rq, 0, now);
+	KUNIT_EXPECT_PTR_EQ(test, ioq_kunit_dispatch(&cfqd->core, now), rq);
 	KUNIT_EXPECT_TRUE(test, ioq_record_of(rq)->dispatched);
 	KUNIT_EXPECT_EQ(test, cfqd->core.in_flight, 1);
 }
@@ -183,19 +192,31 @@ static void cfq_test_requeue_undoes_dispatch(struct kunit *test)
 	struct cfq_queue *cfqq;
 	u64 vtime;
 
-	spin_lock_irq(&cfqd->core.lock);
 	cfq_test_dispatch(test, cfqd, rq, 2 * IOQ_TEST_MS);
 	cfqq = rq_cfqq(rq);
 	KUNIT_EXPECT_PTR_EQ(test, cfqd->active, cfqq);
 	KUNIT_EXPECT_EQ(test, cfqq->slice_dispatched, 1);
 	vtime = cfqq->vtime;
 
-	ioq_sched_requeue(&cfqd->core, rq, 5 * IOQ_TEST_MS);
-	spin_unlock_irq(&cfqd->core.lock);
+	ioq_kunit_requeue(&cfqd->core, rq, 5 * IOQ_TEST_MS);
 	KUNIT_EXPECT_EQ(test, cfqq->client.in_flight, 0);
 	KUNIT_EXPECT_EQ(test, cfqq->slice_dispatched, 0);
 	KUNIT_EXPECT_EQ(test, cfqq->vtime, vtime);
 	KUNIT_EXPECT_EQ(test, cfqq->slice_end_ns, U64_MAX);
+}
+
+/* Whether @bio may join @rq, with @cfqq the current process's queue. */
+static bool cfq_test_allows(struct cfq_data *cfqd, struct request *rq,
+			    struct bio *bio, struct cfq_queue *cfqq)
+{
+	bool ok;
+
+	spin_lock_irq(&cfqd->core.lock);
+	cfqd->core.merge_client = &cfqq->client;
+	ok = ioq_allow_merge(cfqd->core.queue, rq, bio);
+	cfqd->core.merge_client = NULL;
+	spin_unlock_irq(&cfqd->core.lock);
+	return ok;
 }
 
 /*
@@ -206,10 +227,9 @@ static void cfq_test_requeue_undoes_dispatch(struct kunit *test)
 static void cfq_test_merges_stay_in_queue(struct kunit *test)
 {
 	struct cfq_data *cfqd = test->priv;
-	struct request_queue *q = cfqd->core.queue;
 	struct cfq_queue *other = kunit_kzalloc(test, sizeof(*other),
 						GFP_KERNEL);
-	struct request *rq = cfq_test_read(test, q, 2048);
+	struct request *rq = cfq_test_read(test, cfqd->core.queue, 2048);
 	struct bio bio;
 
 	KUNIT_ASSERT_NOT_NULL(test, other);
@@ -218,21 +238,20 @@ static void cfq_test_merges_stay_in_queue(struct kunit *test)
 	bio_init(&bio, NULL, NULL, 0, REQ_OP_READ | REQ_SYNC);
 	bio.bi_iter.bi_sector = 2048 + 8;
 
-	spin_lock_irq(&cfqd->core.lock);
-	cfqd->core.merge_client = &cfqd->oom_queue.client;
-	KUNIT_EXPECT_TRUE(test, ioq_allow_merge(q, rq, &bio));
-	cfqd->core.merge_client = &other->client;
-	KUNIT_EXPECT_FALSE(test, ioq_allow_merge(q, rq, &bio));
+	KUNIT_EXPECT_TRUE(test, cfq_test_allows(cfqd, rq, &bio,
+						&cfqd->oom_queue));
+	KUNIT_EXPECT_FALSE(test, cfq_test_allows(cfqd, rq, &bio, other));
 
 	/* An async request takes async bios of its ioprio only. */
 	rq->elv.priv[0] = &cfqd->async_queues[CFQ_BE][IOPRIO_BE_NORM].client;
-	KUNIT_EXPECT_FALSE(test, ioq_allow_merge(q, rq, &bio));
+	KUNIT_EXPECT_FALSE(test, cfq_test_allows(cfqd, rq, &bio,
+						 &cfqd->oom_queue));
 	bio.bi_opf = REQ_OP_WRITE;
-	KUNIT_EXPECT_TRUE(test, ioq_allow_merge(q, rq, &bio));
+	KUNIT_EXPECT_TRUE(test, cfq_test_allows(cfqd, rq, &bio,
+						&cfqd->oom_queue));
 	rq->elv.priv[0] = &cfqd->async_queues[CFQ_BE][0].client;
-	KUNIT_EXPECT_FALSE(test, ioq_allow_merge(q, rq, &bio));
-	cfqd->core.merge_client = NULL;
-	spin_unlock_irq(&cfqd->core.lock);
+	KUNIT_EXPECT_FALSE(test, cfq_test_allows(cfqd, rq, &bio,
+						 &cfqd->oom_queue));
 }
 
 /*
@@ -248,9 +267,7 @@ static void cfq_test_be_ages_past_rt(struct kunit *test)
 	u64 aged = 1 * IOQ_TEST_MS + cfq_ms(cfqd->tun.prio_aging_expire);
 
 	rq->start_time_ns = 1 * IOQ_TEST_MS;
-	spin_lock_irq(&cfqd->core.lock);
-	ioq_sched_insert(&cfqd->core, rq, 0, 1 * IOQ_TEST_MS);
-	spin_unlock_irq(&cfqd->core.lock);
+	ioq_kunit_insert(&cfqd->core, rq, 0, 1 * IOQ_TEST_MS);
 	cfq_add_busy(cfqd, rt);
 	KUNIT_EXPECT_PTR_EQ(test, cfq_next_queue(cfqd, aged - 1), rt);
 	KUNIT_EXPECT_PTR_EQ(test, cfq_next_queue(cfqd, aged), rq_cfqq(rq));
@@ -268,23 +285,23 @@ static void cfq_test_no_idling_without_tags(struct kunit *test)
 	struct request *rq = cfq_test_read(test, cfqd->core.queue, 2048);
 	struct request *other = cfq_test_read(test, cfqd->core.queue, 1 << 20);
 	struct cfq_queue *cfqq;
-	struct request *sent;
 	bool waits;
 
 	cfqd->core.queue->nr_requests = 2;
-	spin_lock_irq(&cfqd->core.lock);
-	ioq_sched_insert(&cfqd->core, rq, 0, 1 * IOQ_TEST_MS);
-	sent = ioq_sched_dispatch(&cfqd->core, 2 * IOQ_TEST_MS);
-	spin_unlock_irq(&cfqd->core.lock);
-	KUNIT_ASSERT_PTR_EQ(test, sent, rq);
+	ioq_kunit_insert(&cfqd->core, rq, 0, 1 * IOQ_TEST_MS);
+	KUNIT_ASSERT_PTR_EQ(test, ioq_kunit_dispatch(&cfqd->core,
+						     2 * IOQ_TEST_MS), rq);
 	cfqq = cfqd->active;
 	/* One tag free: the active queue is worth waiting for. */
-	KUNIT_EXPECT_TRUE(test, cfq_wait_for_active(cfqd, 3 * IOQ_TEST_MS));
+	spin_lock_irq(&cfqd->core.lock);
+	waits = cfq_wait_for_active(cfqd, 3 * IOQ_TEST_MS);
+	spin_unlock_irq(&cfqd->core.lock);
+	KUNIT_EXPECT_TRUE(test, waits);
 
 	/* The other tag goes to a request of another queue. */
 	other->elv.priv[0] = &cfqd->async_queues[CFQ_BE][IOPRIO_BE_NORM].client;
+	ioq_kunit_insert(&cfqd->core, other, 0, 4 * IOQ_TEST_MS);
 	spin_lock_irq(&cfqd->core.lock);
-	ioq_sched_insert(&cfqd->core, other, 0, 4 * IOQ_TEST_MS);
 	waits = cfq_wait_for_active(cfqd, 5 * IOQ_TEST_MS);
 	spin_unlock_irq(&cfqd->core.lock);
 	KUNIT_EXPECT_FALSE(test, waits);
