@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Shared core of the time-slice I/O schedulers: mq-cfq and mq-as.
+ * Shared core of the time-slice I/O schedulers (mq-cfq and the policies
+ * that follow it).
  *
  * DOC: What the core provides
  *
- * A policy keeps its requests in &struct ioq containers (mq-cfq one per
- * process, mq-as one per direction) and asks the core three kinds of
- * question:
+ * A policy keeps its requests in &struct ioq containers (one per process,
+ * as CFQ did, or one per direction for all processes, as AS did) and
+ * asks the core three kinds of question:
  *
  * - Which request next?  Requests sit in a sector-sorted tree and in a FIFO
  *   with a deadline each.  ioq_next_request() continues the sweep from

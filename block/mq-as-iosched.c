@@ -30,7 +30,8 @@
  * seek distance against that request's distance from the head).  A
  * request of that process, a sync request close to the head (the
  * distance counted as close doubles with every millisecond waited), the
- * process's exit or the end of the window ends anticipation.  It never
+ * process's exit, the end of the window, or a request sent past the
+ * scheduler (one the driver gave back) ends anticipation.  It never
  * anticipates where blk-ioq counts several units (a RAID, or flash,
  * where another request is served meanwhile rather than instead), nor on
  * a non-rotational device unless antic_nonrot asks.
@@ -662,7 +663,8 @@ static void as_exit_sched(struct elevator_queue *e)
 
 /*
  * Tunables under queue/iosched/, with 2.6's names, beside the core's
- * (IOQ_ATTRS).  Each is declared once, with its limits, by AS_TUNABLE().
+ * (IOQ_UNIT_ATTRS).  Each is declared once, with its limits, by
+ * AS_TUNABLE().
  */
 #define AS_TUNABLE(name, member, lo, hi)				\
 	IOQ_TUNABLE(as_##name, struct as_data, tun.member, lo, hi, false)

@@ -1190,11 +1190,11 @@ static void cfq_exit_sched(struct elevator_queue *e)
 }
 
 /*
- * Tunables under queue/iosched/, beside the core's (IOQ_ATTRS).  Each is
- * declared once, with its limits, by CFQ_TUNABLE() below, which also
- * makes its sysfs show and store functions; cfq_attrs[] then names it,
- * and a tunable missing there leaves its functions unused, which the
- * compiler reports.
+ * Tunables under queue/iosched/, beside the core's (IOQ_SEEK_ATTRS,
+ * IOQ_UNIT_ATTRS).  Each is declared once, with its limits, by
+ * CFQ_TUNABLE() below, which also makes its sysfs show and store
+ * functions; cfq_attrs[] then names it, and a tunable missing there
+ * leaves its functions unused, which the compiler reports.
  */
 #define CFQ_TUNABLE(field, lo, hi)					\
 	IOQ_TUNABLE(cfq_##field, struct cfq_data, tun.field, lo, hi, false)

@@ -151,6 +151,7 @@ static inline int iosched_test_disk(char *disk, size_t len, char *initial,
 				    const char *name, const char **why)
 {
 	const char *env = getenv("IOSCHED_DISK");
+	static char missing[IOSCHED_NAME_LEN + 32];
 	int ret;
 
 	if (!env || !*env) {
@@ -161,8 +162,10 @@ static inline int iosched_test_disk(char *disk, size_t len, char *initial,
 	ret = iosched_available(disk, name, initial);
 	if (ret < 0)
 		*why = "cannot read the schedulers of the disk";
-	else if (!ret)
-		*why = "the kernel does not have the scheduler under test";
+	else if (!ret) {
+		snprintf(missing, sizeof(missing), "the kernel has no %s", name);
+		*why = missing;
+	}
 	return ret < 0 ? -1 : ret;
 }
 

@@ -26,7 +26,7 @@ TRACE_EVENT(mq_as_antic_start,
 
 /*
  * Anticipation of process pid ended after waited_ns (0 if its window had
- * not opened), and why: arrived, close, timeout or exited.
+ * not opened), and why: arrived, close, timeout, exited or bypass.
  */
 TRACE_EVENT(mq_as_antic_end,
 	    TP_PROTO(struct request_queue *q, pid_t pid, u64 waited_ns,
