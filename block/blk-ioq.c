@@ -1180,8 +1180,8 @@ EXPORT_SYMBOL_GPL(ioq_limit_depth);
  * Records are allocated with GFP_NOIO: the queue is frozen, or being set
  * up, and reclaim must not wait for I/O to it.  @gfp adds to that.
  */
-VISIBLE_IF_KUNIT struct ioq_record_set *ioq_alloc_records(unsigned int nr,
-							   int node, gfp_t gfp)
+VISIBLE_IF_KUNIT struct ioq_record_set *
+ioq_alloc_records(unsigned int nr, int node, gfp_t gfp)
 {
 	struct ioq_record_set *recs;
 
@@ -1378,19 +1378,6 @@ ssize_t ioq_tunable_store(struct elevator_queue *e, const char *page,
 	return count;
 }
 EXPORT_SYMBOL_GPL(ioq_tunable_store);
-
-/* The core's own tunables: exported, for every policy's attributes. */
-#define IOQ_CORE_TUNABLE(field, lo, hi, auto_ok)			\
-	__IOQ_TUNABLE(, ioq_##field, struct ioq_sched, tun.field, lo, hi, \
-		      auto_ok)						\
-	EXPORT_SYMBOL_GPL(ioq_##field##_show);				\
-	EXPORT_SYMBOL_GPL(ioq_##field##_store);
-
-IOQ_CORE_TUNABLE(seek_distance, 0, 1 << 30, true)
-IOQ_CORE_TUNABLE(seek_min_size, 0, 1 << 20, true)
-IOQ_CORE_TUNABLE(seeky_requests, 0, IOQ_SEEK_HISTORY, false)
-IOQ_CORE_TUNABLE(spindles, 1, IOQ_PAR_MAX_UNITS, true)
-#undef IOQ_CORE_TUNABLE
 
 #ifdef CONFIG_BLK_DEBUG_FS
 int ioq_estimator_show(void *data, struct seq_file *m)

@@ -423,66 +423,44 @@ ssize_t ioq_tunable_show(struct elevator_queue *e, char *page,
 ssize_t ioq_tunable_store(struct elevator_queue *e, const char *page,
 			  size_t count, const struct ioq_tunable *t);
 
-/*
- * Tunable @name, unsigned int @member of @type, in [@lo, @hi]: its limits
- * and its show and store functions, of @storage (static, but for the
- * core's own).
- */
-#define __IOQ_TUNABLE(storage, name, type, member, lo, hi, auto_ok)	\
+/* Tunable @name, unsigned int @member of @type, in [@lo, @hi]. */
+#define IOQ_TUNABLE(name, type, member, lo, hi, auto_ok)		\
 static const struct ioq_tunable name##_tunable = {			\
 	.offset = offsetof(type, member),				\
 	.min = lo, .max = hi, .has_auto = auto_ok,			\
 };									\
-storage ssize_t name##_show(struct elevator_queue *e, char *page)	\
+static ssize_t name##_show(struct elevator_queue *e, char *page)	\
 {									\
 	return ioq_tunable_show(e, page, &name##_tunable);		\
 }									\
-storage ssize_t name##_store(struct elevator_queue *e,			\
-			     const char *page, size_t count)		\
+static ssize_t name##_store(struct elevator_queue *e,			\
+			    const char *page, size_t count)		\
 {									\
 	return ioq_tunable_store(e, page, count, &name##_tunable);	\
 }
 
-#define IOQ_TUNABLE(name, type, member, lo, hi, auto_ok)		\
-	__IOQ_TUNABLE(static, name, type, member, lo, hi, auto_ok)
-
-ssize_t ioq_seek_distance_show(struct elevator_queue *e, char *page);
-ssize_t ioq_seek_distance_store(struct elevator_queue *e, const char *page,
-				size_t count);
-ssize_t ioq_seek_min_size_show(struct elevator_queue *e, char *page);
-ssize_t ioq_seek_min_size_store(struct elevator_queue *e, const char *page,
-				size_t count);
-ssize_t ioq_seeky_requests_show(struct elevator_queue *e, char *page);
-ssize_t ioq_seeky_requests_store(struct elevator_queue *e, const char *page,
-				 size_t count);
-ssize_t ioq_spindles_show(struct elevator_queue *e, char *page);
-ssize_t ioq_spindles_store(struct elevator_queue *e, const char *page,
-			   size_t count);
-
 /*
- * The core's tunables, for a policy's elevator_attrs: how seeks are told
- * (for policies that ask ioq_client_seeky()), and the device's units.
- * They expand to array elements, hence no parentheses.
+ * The core's tunables, declared once here, for a policy @prefix whose data
+ * @type has the core as member "core": how seeks are told (for policies
+ * that ask ioq_client_seeky()), and the device's units.  Each makes
+ * @prefix_<name>_show() and _store(), for the policy's attributes.
  */
-#define IOQ_ATTR(name)							\
-	__ATTR(name, 0644, ioq_##name##_show, ioq_##name##_store)
-#define IOQ_SEEK_ATTRS							\
-	IOQ_ATTR(seek_distance), IOQ_ATTR(seek_min_size),		\
-	IOQ_ATTR(seeky_requests)
-#define IOQ_UNIT_ATTRS							\
-	IOQ_ATTR(spindles)
+#define IOQ_SEEK_DISTANCE_TUNABLE(prefix, type)				\
+	IOQ_TUNABLE(prefix##_seek_distance, type, core.tun.seek_distance, \
+		    0, 1 << 30, true)
+#define IOQ_SEEK_MIN_SIZE_TUNABLE(prefix, type)				\
+	IOQ_TUNABLE(prefix##_seek_min_size, type, core.tun.seek_min_size, \
+		    0, 1 << 20, true)
+#define IOQ_SEEKY_REQUESTS_TUNABLE(prefix, type)			\
+	IOQ_TUNABLE(prefix##_seeky_requests, type,			\
+		    core.tun.seeky_requests, 0, IOQ_SEEK_HISTORY, false)
+#define IOQ_SPINDLES_TUNABLE(prefix, type)				\
+	IOQ_TUNABLE(prefix##_spindles, type, core.tun.spindles, 1,	\
+		    IOQ_PAR_MAX_UNITS, true)
 
 #ifdef CONFIG_BLK_DEBUG_FS
 int ioq_estimator_show(void *data, struct seq_file *m);
 int ioq_records_show(void *data, struct seq_file *m);
-
-/*
- * The core's files under sched/, for a policy's queue_debugfs_attrs: array
- * elements, hence no parentheses.
- */
-#define IOQ_DEBUGFS_ATTRS						\
-	{"estimator", 0400, ioq_estimator_show},			\
-	{"records", 0400, ioq_records_show}
 #endif
 
 #if IS_ENABLED(CONFIG_KUNIT)

@@ -867,7 +867,7 @@ static void ioq_test_exit_icq(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->exited, 1);
 	KUNIT_EXPECT_NULL(test, ioq_rq_icq(late));
 	/* Nothing held back: no run. */
-	msleep(10);
+	msleep(20);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ioq_kunit_runs), 1);
 }
 

@@ -183,7 +183,7 @@ static inline void ioq_kunit_count_run(struct ioq_sched *s)
 static inline int ioq_kunit_wait_run(unsigned int ms)
 {
 	while (ms-- && !atomic_read(&ioq_kunit_runs))
-		msleep(1);
+		usleep_range(1000, 2000);
 	return atomic_read(&ioq_kunit_runs);
 }
 

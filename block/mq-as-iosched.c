@@ -145,7 +145,7 @@ static inline struct as_data *as_of(struct ioq_sched *s)
 
 static enum as_dir as_dir_of(const struct request *rq)
 {
-	return rq_is_sync(rq) ? AS_SYNC : AS_ASYNC;
+	return op_is_sync(rq->cmd_flags) ? AS_SYNC : AS_ASYNC;
 }
 
 static enum as_dir as_other_dir(enum as_dir dir)
@@ -662,9 +662,9 @@ static void as_exit_sched(struct elevator_queue *e)
 }
 
 /*
- * Tunables under queue/iosched/, with 2.6's names, beside the core's
- * (IOQ_UNIT_ATTRS).  Each is declared once, with its limits, by
- * AS_TUNABLE().
+ * Tunables under queue/iosched/, with 2.6's names, and the core's of the
+ * device's units (IOQ_SPINDLES_TUNABLE).  Each is declared once, with its
+ * limits, by AS_TUNABLE().
  */
 #define AS_TUNABLE(name, member, lo, hi)				\
 	IOQ_TUNABLE(as_##name, struct as_data, tun.member, lo, hi, false)
@@ -676,6 +676,7 @@ AS_TUNABLE(write_batch_expire, batch_expire[AS_ASYNC], 1, 60000);
 AS_TUNABLE(antic_expire, antic_expire, 0, 1000);
 AS_TUNABLE(antic_nonrot, antic_nonrot, 0, 1);
 #undef AS_TUNABLE
+IOQ_SPINDLES_TUNABLE(as, struct as_data);
 
 #define AS_ATTR(name)							\
 	__ATTR(name, 0644, as_##name##_show, as_##name##_store)
@@ -686,9 +687,10 @@ static struct elv_fs_entry as_attrs[] = {
 	AS_ATTR(write_batch_expire),
 	AS_ATTR(antic_expire),
 	AS_ATTR(antic_nonrot),
-	IOQ_UNIT_ATTRS,
+	AS_ATTR(spindles),
 	__ATTR_NULL
 };
+
 #undef AS_ATTR
 
 #ifdef CONFIG_BLK_DEBUG_FS
@@ -740,7 +742,8 @@ static int as_antic_show(void *data, struct seq_file *m)
 static const struct blk_mq_debugfs_attr as_queue_debugfs_attrs[] = {
 	{"antic", 0400, as_antic_show},
 	{"batch", 0400, as_batch_show},
-	IOQ_DEBUGFS_ATTRS,
+	{"estimator", 0400, ioq_estimator_show},
+	{"records", 0400, ioq_records_show},
 	{},
 };
 #endif

@@ -13,10 +13,9 @@
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
 /* Where the first read of a test is: room to seek either way. */
-#define AS_TEST_POS	(1 << 21)
+#define AS_TEST_POS	(SZ_1G >> SECTOR_SHIFT)
 /* Far from it: not close, and past a backward step of the sweep. */
-#define AS_TEST_FAR	(1 << 20)
-
+#define AS_TEST_FAR	(SZ_512M >> SECTOR_SHIFT)
 
 static int as_test_init(struct kunit *test)
 {

@@ -1190,11 +1190,11 @@ static void cfq_exit_sched(struct elevator_queue *e)
 }
 
 /*
- * Tunables under queue/iosched/, beside the core's (IOQ_SEEK_ATTRS,
- * IOQ_UNIT_ATTRS).  Each is declared once, with its limits, by
- * CFQ_TUNABLE() below, which also makes its sysfs show and store
- * functions; cfq_attrs[] then names it, and a tunable missing there
- * leaves its functions unused, which the compiler reports.
+ * Tunables under queue/iosched/, and the core's (blk-ioq.h declares
+ * theirs).  Each is declared once, with its limits, by CFQ_TUNABLE()
+ * below, which also makes its sysfs show and store functions; cfq_attrs[]
+ * then names it, and a tunable missing there leaves its functions unused,
+ * which the compiler reports.
  */
 #define CFQ_TUNABLE(field, lo, hi)					\
 	IOQ_TUNABLE(cfq_##field, struct cfq_data, tun.field, lo, hi, false)
@@ -1215,6 +1215,10 @@ CFQ_TUNABLE(prio_aging_expire, 1, 600000);
 CFQ_TUNABLE(low_latency, 0, 1);
 CFQ_TUNABLE(idle_nonrot, 0, 1);
 #undef CFQ_TUNABLE
+IOQ_SEEK_DISTANCE_TUNABLE(cfq, struct cfq_data);
+IOQ_SEEK_MIN_SIZE_TUNABLE(cfq, struct cfq_data);
+IOQ_SEEKY_REQUESTS_TUNABLE(cfq, struct cfq_data);
+IOQ_SPINDLES_TUNABLE(cfq, struct cfq_data);
 
 #define CFQ_ATTR(field)							\
 	__ATTR(field, 0644, cfq_##field##_show, cfq_##field##_store)
@@ -1234,8 +1238,10 @@ static struct elv_fs_entry cfq_attrs[] = {
 	CFQ_ATTR(prio_aging_expire),
 	CFQ_ATTR(low_latency),
 	CFQ_ATTR(idle_nonrot),
-	IOQ_SEEK_ATTRS,
-	IOQ_UNIT_ATTRS,
+	CFQ_ATTR(seek_distance),
+	CFQ_ATTR(seek_min_size),
+	CFQ_ATTR(seeky_requests),
+	CFQ_ATTR(spindles),
 	__ATTR_NULL
 };
 
@@ -1319,7 +1325,8 @@ static const struct blk_mq_debugfs_attr cfq_queue_debugfs_attrs[] = {
 	{"active", 0400, cfq_active_show},
 	{"busy_queues", 0400, cfq_busy_queues_show},
 	{"slices", 0400, cfq_slices_show},
-	IOQ_DEBUGFS_ATTRS,
+	{"estimator", 0400, ioq_estimator_show},
+	{"records", 0400, ioq_records_show},
 	{},
 };
 #endif

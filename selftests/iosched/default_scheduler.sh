@@ -89,7 +89,7 @@ if [ ! -d "$NULLB_CONFIGFS" ]; then
 	exit "$KSFT_SKIP"
 fi
 # TAG_HCTX_SHARED is shown in debugfs only.
-[ -d "$DEBUGFS" ] || mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+[ -d "$DEBUGFS" ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
 if [ ! -d "$DEBUGFS" ]; then
 	ktap_skip_all "no $DEBUGFS (CONFIG_BLK_DEBUG_FS)"
 	exit "$KSFT_SKIP"

@@ -160,9 +160,9 @@ static inline int iosched_test_disk(char *disk, size_t len, char *initial,
 	}
 	snprintf(disk, len, "%s", env);
 	ret = iosched_available(disk, name, initial);
-	if (ret < 0)
+	if (ret < 0) {
 		*why = "cannot read the schedulers of the disk";
-	else if (!ret) {
+	} else if (!ret) {
 		snprintf(missing, sizeof(missing), "the kernel has no %s", name);
 		*why = missing;
 	}

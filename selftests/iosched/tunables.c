@@ -28,14 +28,6 @@ struct tunable {
 	unsigned int def;	/* AUTO: shows "auto" */
 };
 
-/* blk-ioq's own, beside every policy's. */
-#define SEEK_TUNABLES							\
-	{ "seek_distance",     0, 1 << 30, true,  AUTO },		\
-	{ "seek_min_size",     0, 1 << 20, true,  AUTO },		\
-	{ "seeky_requests",    0, 32,      false, 4 }
-#define UNIT_TUNABLES							\
-	{ "spindles",          1, 64,      true,  AUTO }
-
 static const struct tunable cfq_tunables[] = {
 	/* name              min  max      auto   default */
 	{ "slice_idle",        0, 1000,    false, 8 },
@@ -53,8 +45,11 @@ static const struct tunable cfq_tunables[] = {
 	{ "prio_aging_expire", 1, 600000,  false, 10000 },
 	{ "low_latency",       0, 1,       false, 1 },
 	{ "idle_nonrot",       0, 1,       false, 0 },
-	SEEK_TUNABLES,
-	UNIT_TUNABLES,
+	/* blk-ioq's, beside mq-cfq's */
+	{ "seek_distance",     0, 1 << 30, true,  AUTO },
+	{ "seek_min_size",     0, 1 << 20, true,  AUTO },
+	{ "seeky_requests",    0, 32,      false, 4 },
+	{ "spindles",          1, 64,      true,  AUTO },
 };
 
 static const struct tunable as_tunables[] = {
@@ -65,7 +60,8 @@ static const struct tunable as_tunables[] = {
 	{ "write_batch_expire", 1, 60000,  false, 125 },
 	{ "antic_expire",      0, 1000,    false, 6 },
 	{ "antic_nonrot",      0, 1,       false, 0 },
-	UNIT_TUNABLES,
+	/* blk-ioq's, beside mq-as's */
+	{ "spindles",          1, 64,      true,  AUTO },
 };
 
 /* Input no tunable accepts. "\n" is what `echo "" > attr` writes. */

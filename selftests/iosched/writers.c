@@ -130,6 +130,10 @@ struct run {
 };
 
 /* The scheduler's share of the lockout bounds, in ms (see HOST_SLACK). */
+struct sched_waits;
+/* The scheduler's waits on a disk; -1 if its tunables cannot be read. */
+typedef int (*waits_fn)(const char *disk, struct sched_waits *waits);
+
 struct sched_waits {
 	double writer;		/* a write() waits for writeback's turn */
 	double reader;		/* a read waits for its turn */
@@ -165,7 +169,7 @@ static void sysctl_path(char *path, size_t len, const char *name)
  */
 FIXTURE_VARIANT(writers) {
 	const char *scheduler;
-	int (*waits)(const char *disk, struct sched_waits *waits);
+	waits_fn waits;
 	void (*check_shares)(struct __test_metadata *_metadata,
 			     const char *disk);
 	void (*prepare_streaming)(struct __test_metadata *_metadata,
@@ -543,13 +547,13 @@ static int as_waits(const char *disk, struct sched_waits *waits)
  * The scheduler's waits on @disk and the reader's mean read alone,
  * before the workers start.  Returns -1 (with @why) if one cannot be had.
  */
-static int sched_waits(const FIXTURE_VARIANT(writers) *variant,
-		       const struct run *run, const char *disk,
-		       const char *dev, unsigned long long bytes,
-		       struct sched_waits *waits, const char **why)
+static int sched_waits(waits_fn scheduler_waits, const struct run *run,
+		       const char *disk, const char *dev,
+		       unsigned long long bytes, struct sched_waits *waits,
+		       const char **why)
 {
 	*why = "cannot read the tunables of the scheduler";
-	if (variant->waits(disk, waits))
+	if (scheduler_waits(disk, waits))
 		return -1;
 	waits->alone_read = alone_read_ms(run, dev, bytes);
 	*why = "the reader's reads fail with the disk to itself";
@@ -576,8 +580,8 @@ static void lockout_bounds(const struct sched_waits *waits,
  * check that each finished without being locked out.
  */
 static void run_workers(struct __test_metadata *_metadata,
-			const FIXTURE_VARIANT(writers) *variant,
-			struct run *run, const char *disk, const char *dev,
+			waits_fn scheduler_waits, struct run *run,
+			const char *disk, const char *dev,
 			unsigned long long bytes)
 {
 	double start, writer_ms, reader_ms;
@@ -586,7 +590,8 @@ static void run_workers(struct __test_metadata *_metadata,
 	int i, finished;
 	pid_t pid;
 
-	ASSERT_EQ(0, sched_waits(variant, run, disk, dev, bytes, &waits, &why))
+	ASSERT_EQ(0, sched_waits(scheduler_waits, run, disk, dev, bytes, &waits,
+				 &why))
 		TH_LOG("%s on %s", why, disk);
 	start = cfq_now();
 	for (i = 0; i <= WRITERS; i++) {
@@ -649,8 +654,9 @@ static void as_check_shares(struct __test_metadata *_metadata,
 {
 	EXPECT_LE(0, antic_count(disk, "timeout"))
 		TH_LOG("cannot read mq-as's debugfs antic (CONFIG_BLK_DEBUG_FS)");
-	TH_LOG("waits: %lld ended by the process's read, %lld by the window; not started: %lld (think), %lld (seek)",
-	       antic_count(disk, "arrived"), antic_count(disk, "timeout"),
+	TH_LOG("waits ended by the read: %lld, by the window: %lld",
+	       antic_count(disk, "arrived"), antic_count(disk, "timeout"));
+	TH_LOG("waits not started: %lld (think time), %lld (seek)",
 	       antic_count(disk, "thinks"), antic_count(disk, "seeks"));
 }
 
@@ -731,8 +737,8 @@ FIXTURE_VARIANT_ADD(writers, mq_as) {
 
 TEST_F_TIMEOUT(writers, writers_and_reader_finish, FINISH_S + 30)
 {
-	run_workers(_metadata, variant, self->run, self->disk, self->dev,
-		    self->bytes);
+	run_workers(_metadata, variant->waits, self->run, self->disk,
+		    self->dev, self->bytes);
 	variant->check_shares(_metadata, self->disk);
 
 	if (!self->hung_detector) {
@@ -762,8 +768,8 @@ TEST_F_TIMEOUT(writers, streaming_reader, FINISH_S + 30)
 	hold = open(self->dev, O_RDONLY);
 	ASSERT_LE(0, hold);
 	self->run->streaming = true;
-	run_workers(_metadata, variant, self->run, self->disk, self->dev,
-		    self->bytes);
+	run_workers(_metadata, variant->waits, self->run, self->disk,
+		    self->dev, self->bytes);
 	variant->check_streaming(_metadata, self->disk);
 	close(hold);
 }
