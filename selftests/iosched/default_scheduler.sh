@@ -110,11 +110,14 @@ elif [ "$chosen" = mq-deadline ] &&
 else
 	check_disk "the disk under test" "$IOSCHED_DISK"
 fi
-check_nullb "null_blk, one hardware queue" submit_queues=1
-check_nullb "null_blk, shared tags" submit_queues=2 shared_tag_bitmap=1
+# No poll queues: null_blk gives a disk one by default, a hardware queue.
+check_nullb "null_blk, one hardware queue" submit_queues=1 poll_queues=0
+check_nullb "null_blk, shared tags" submit_queues=2 poll_queues=0 \
+	shared_tag_bitmap=1
 if [ "$(nproc)" -lt 2 ]; then
 	ktap_test_skip "null_blk, two hardware queues (one CPU)"
 else
-	check_nullb "null_blk, two hardware queues" submit_queues=2
+	check_nullb "null_blk, two hardware queues" submit_queues=2 \
+		poll_queues=0
 fi
 ktap_finished
