@@ -11,6 +11,7 @@
 #   DEBUG_DISKS    make test: disk kinds of the debug pass (default scsi)
 #   TESTS          make selftest: the iosched kselftests to run (DISK: kind)
 #   KERNEL_IMAGE   boot this bzImage instead of the one built
+#   APPEND         make selftest: more guest kernel command line
 #   QUICK=1 PROFILE CELLS SCHEDULERS REPS THREADS SECS GUEST_MIB   make bench
 #   A B            make ab: two revisions (with CELLS, REPS, ...)
 #   LIMIT ACTION   make ra-matrix: at most LIMIT runs; ACTION=status|report
