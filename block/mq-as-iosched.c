@@ -18,6 +18,12 @@
  * next batch, so writeback waits at most one sync batch (and the one
  * anticipation window that may end it) behind any number of readers.
  *
+ * A batch's requests all go to the device long before its time is up
+ * when the device queue is deep, and the next batch waits for them.  So
+ * a write batch with reads waiting also ends after a count of requests,
+ * adapted from batch to batch so that the reads wait about
+ * write_batch_expire, the requests left on the device included.
+ *
  * Anticipation: a process that reads a file in order, or a few files in
  * turn, sends its next read shortly after its last one completed.  If
  * the scheduler served another process's read, or writes, in that short
@@ -100,6 +106,8 @@ static const char *const as_antic_names[AS_NR_ANTIC_WHYS] = {
  */
 #define AS_CLOSE_SECTORS	8192
 #define AS_CLOSE_MAX_SHIFT	20
+/* A write batch's first count, in requests; as_size_write_batch() adapts it. */
+#define AS_WRITE_BATCH_INIT	8
 /* How far back the sweep may step, and what a backward sector costs. */
 #define AS_BACK_SECTORS		(16 * 1024 * 2)
 #define AS_BACK_PENALTY		2
@@ -122,6 +130,15 @@ struct as_data {
 	bool batch_changed;		/* the last batch's requests drain */
 	bool batch_new;			/* no completion in this batch yet */
 	u64 batch_end_ns;
+	/*
+	 * A write batch's length in requests once reads wait, adapted so
+	 * that reads wait about write_batch_expire however deep the device
+	 * queue is (see as_size_write_batch()), and what is left of it.
+	 */
+	unsigned int write_batch_count;
+	unsigned int writes_left;
+	u64 write_batch_start_ns;	/* its start, or its last alone dispatch */
+	bool write_batch_timed;		/* the next sync completion sizes it */
 
 	enum as_antic_state antic;
 	struct ioq_client *antic_client;	/* its last sync dispatch's */
@@ -355,27 +372,64 @@ static struct request *as_sweep_request(const struct as_data *ad,
 
 /*
  * A batch ends at batch_end_ns, counted from its first completion; one
- * whose first request is not back yet has not started to run out.
+ * whose first request is not back yet has not started to run out.  A
+ * write batch also ends once it has sent its count.
  */
 static bool as_batch_expired(const struct as_data *ad, u64 now)
 {
-	return !ad->batch_changed && !ad->batch_new &&
-	       now >= ad->batch_end_ns;
+	if (ad->batch_changed)
+		return false;
+	if (ad->batch == AS_ASYNC && !ad->writes_left)
+		return true;
+	return !ad->batch_new && now >= ad->batch_end_ns;
+}
+
+/*
+ * The write batch's count starts again from @now: it begins, or it ran
+ * alone until now.  What counts is how long reads wait.
+ */
+static void as_restart_write_batch(struct as_data *ad, u64 now)
+{
+	ad->writes_left = ad->write_batch_count;
+	ad->write_batch_start_ns = now;
+}
+
+/*
+ * The first read after a write batch is back: @write_ns is how long the
+ * reads waited for the batch, from its start to that completion, with
+ * the requests it left on the device.  Like 2.6's AS, shrink the count
+ * of a batch that took longer than write_batch_expire and grow that of
+ * a batch that used its whole count in less: fast when far off.
+ */
+static void as_size_write_batch(struct as_data *ad, u64 write_ns)
+{
+	u64 target = as_ms(ad->tun.batch_expire[AS_ASYNC]);
+	unsigned int count = ad->write_batch_count;
+
+	if (write_ns > target)
+		count = write_ns > 3 * target ? count / 2 : count - 1;
+	else if (write_ns < target && !ad->writes_left)
+		count = 3 * write_ns < target ? count * 2 : count + 1;
+	ad->write_batch_count = clamp(count, 1U,
+				      ad->core.queue->nr_requests);
 }
 
 /*
  * The next batch goes to @dir.  A new direction waits for the last
  * batch's requests, and nobody is anticipated across it: the head will
- * have moved.
+ * have moved.  Reads after a write batch time it.
  */
-static void as_start_batch(struct as_data *ad, enum as_dir dir)
+static void as_start_batch(struct as_data *ad, enum as_dir dir, u64 now)
 {
 	if (dir != ad->batch) {
 		ad->batch_changed = true;
 		as_set_antic_client(ad, NULL);
+		ad->write_batch_timed = dir == AS_SYNC;
 	}
 	ad->batch = dir;
 	ad->batch_new = true;
+	if (dir == AS_ASYNC)
+		as_restart_write_batch(ad, now);
 }
 
 /*
@@ -401,8 +455,11 @@ static struct request *as_batch_request(struct as_data *ad, u64 now,
 		return NULL;
 	}
 	/* Alone, a batch runs on: its time counts against the other's. */
-	if (rq && ioq_empty(&ad->dir[as_other_dir(dir)]))
+	if (rq && ioq_empty(&ad->dir[as_other_dir(dir)])) {
 		ad->batch_end_ns = now + as_ms(ad->tun.batch_expire[dir]);
+		if (dir == AS_ASYNC)
+			as_restart_write_batch(ad, now);
+	}
 	return rq;
 }
 
@@ -434,7 +491,7 @@ static struct request *as_take_request(struct ioq_sched *s, u64 now)
 		if (!reads && !writes)
 			return NULL;
 		as_start_batch(ad, reads && !(writes && ad->batch == AS_SYNC) ?
-				   AS_SYNC : AS_ASYNC);
+				   AS_SYNC : AS_ASYNC, now);
 	}
 	if (ad->batch_changed) {
 		/* The requests still on the device complete and run us. */
@@ -449,6 +506,8 @@ static struct request *as_take_request(struct ioq_sched *s, u64 now)
 	if (WARN_ON_ONCE(!rq))
 		return NULL;
 	ioq_del_request(&ad->dir[as_dir_of(rq)], rq);
+	if (ad->batch == AS_ASYNC && ad->writes_left)
+		ad->writes_left--;
 	return rq;
 }
 
@@ -497,18 +556,23 @@ static void as_insert(struct ioq_sched *s, struct request *rq, u64 now)
 }
 
 /*
- * A request of @c is back: the batch's first starts its clock, and the
- * anticipated process's last opens its window.
+ * A request of @c is back: the batch's first starts its clock (and, after
+ * a write batch, sizes the next one), and the anticipated process's last
+ * opens its window.
  */
 static void as_completed(struct ioq_sched *s, struct ioq_client *c,
 			 u64 service_ns, u64 now)
 {
 	struct as_data *ad = as_of(s);
 	enum as_dir dir = c == &ad->async_client ? AS_ASYNC : AS_SYNC;
+	u64 start = ad->write_batch_start_ns;
 
 	if (ad->batch_new && dir == ad->batch) {
 		ad->batch_end_ns = now + as_ms(ad->tun.batch_expire[dir]);
 		ad->batch_new = false;
+		if (ad->write_batch_timed)
+			as_size_write_batch(ad, ioq_ns_since(now, start));
+		ad->write_batch_timed = false;
 	}
 	if (ad->antic == AS_ANTIC_WAIT_REQ && c == ad->antic_client &&
 	    !c->in_flight)
@@ -624,6 +688,7 @@ static void as_init_data(struct as_data *ad, struct request_queue *q)
 		ioq_init(&ad->dir[dir]);
 	ad->batch = AS_SYNC;
 	ad->batch_new = true;
+	ad->write_batch_count = AS_WRITE_BATCH_INIT;
 	ioq_client_init(&ad->async_client);
 	ioq_client_init(&ad->oom_client);
 }
@@ -700,7 +765,8 @@ static const char *const as_dir_names[AS_NR_DIRS] = {
 
 /*
  * The batch: its direction, the time left, the requests queued in each
- * direction, and anticipation: its state and the process it is for.
+ * direction, a write batch's count and what is left of it, and
+ * anticipation: its state and the process it is for.
  */
 static int as_batch_show(void *data, struct seq_file *m)
 {
@@ -711,11 +777,12 @@ static int as_batch_show(void *data, struct seq_file *m)
 
 	spin_lock_irqsave(&ad->core.lock, flags);
 	now = ktime_get_ns();
-	seq_printf(m, "batch %s\nbatch_left_us %lld\nsync_queued %u\nasync_queued %u\nantic_state %d\nantic_pid %d\n",
+	seq_printf(m, "batch %s\nbatch_left_us %lld\nsync_queued %u\nasync_queued %u\nwrite_batch_count %u\nwrites_left %u\nantic_state %d\nantic_pid %d\n",
 		   as_dir_names[ad->batch],
 		   ad->batch_new ? -1LL :
 		   div_s64((s64)(ad->batch_end_ns - now), NSEC_PER_USEC),
 		   ad->dir[AS_SYNC].queued, ad->dir[AS_ASYNC].queued,
+		   ad->write_batch_count, ad->writes_left,
 		   ad->antic, as_antic_pid(ad));
 	spin_unlock_irqrestore(&ad->core.lock, flags);
 	return 0;

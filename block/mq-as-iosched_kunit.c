@@ -412,6 +412,94 @@ static void as_test_batch_starts_drained(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, 3 * IOQ_TEST_MS), write);
 }
 
+/* More writes than a write batch's first count. */
+#define AS_TEST_WRITES	(3 * AS_WRITE_BATCH_INIT)
+
+/*
+ * Writeback queues @nr_writes writes at 1 ms and the first goes; a read
+ * comes at 2 ms, and the write batch goes on until it ends.  The writes
+ * sent are back at @back_ms, the read then goes and is back 1 ms later.
+ * Returns how many writes the batch sent.
+ */
+static unsigned int as_test_write_batch(struct kunit *test,
+					unsigned int nr_writes, u64 back_ms)
+{
+	struct as_data *ad = test->priv;
+	struct ioq_icq *reader = as_test_process(test, 50 * IOQ_TEST_MS, 8);
+	struct request *read = as_test_rq(test, reader, AS_TEST_POS);
+	struct request *writes[AS_TEST_WRITES];
+	u64 back = back_ms * IOQ_TEST_MS;
+	unsigned int i, sent;
+
+	KUNIT_ASSERT_LE(test, nr_writes, AS_TEST_WRITES);
+	for (i = 0; i < nr_writes; i++)
+		writes[i] = as_test_rq(test, NULL,
+				       AS_TEST_POS + AS_TEST_FAR + i * 8);
+	for (i = 0; i < nr_writes; i++)
+		as_test_insert(ad, writes[i], IOQ_TEST_MS);
+	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, IOQ_TEST_MS), writes[0]);
+	as_test_insert(ad, read, 2 * IOQ_TEST_MS);
+	/* In sweep order: the writes at ascending sectors. */
+	for (sent = 1; sent < nr_writes; sent++)
+		if (as_test_dispatch(ad, 2 * IOQ_TEST_MS) != writes[sent])
+			break;
+	for (i = 0; i < sent; i++)
+		as_test_done(ad, writes[i], back);
+	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, back), read);
+	as_test_done(ad, read, back + IOQ_TEST_MS);
+	return sent;
+}
+
+/*
+ * However deep the device queue, a write batch with a read waiting sends
+ * its count and stops: the read waits for that many writes, not for all
+ * that writeback queued.
+ */
+static void as_test_write_batch_ends_after_its_count(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, as_test_write_batch(test, AS_TEST_WRITES, 3),
+			AS_WRITE_BATCH_INIT);
+}
+
+struct as_test_batch_case {
+	const char *name;
+	unsigned int writes;	/* queued by writeback */
+	u64 back_ms;		/* the batch took this long, for the read */
+	unsigned int count;	/* the next batch's count */
+};
+
+/* With write_batch_expire at its default, 125 ms. */
+static const struct as_test_batch_case as_test_batch_cases[] = {
+	{ "far_too_long_halves", AS_TEST_WRITES, 500, AS_WRITE_BATCH_INIT / 2 },
+	{ "too_long_shrinks", AS_TEST_WRITES, 200, AS_WRITE_BATCH_INIT - 1 },
+	{ "far_too_short_doubles", AS_TEST_WRITES, 20, AS_WRITE_BATCH_INIT * 2 },
+	{ "too_short_grows", AS_TEST_WRITES, 100, AS_WRITE_BATCH_INIT + 1 },
+	{ "short_of_writes_stays", AS_WRITE_BATCH_INIT / 2, 20,
+	  AS_WRITE_BATCH_INIT },
+};
+
+static void as_test_batch_case_desc(const struct as_test_batch_case *c,
+				    char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(as_test_batch, as_test_batch_cases, as_test_batch_case_desc);
+
+/*
+ * The read's first completion times the write batch before it: a batch
+ * that kept the read waiting longer than write_batch_expire gives a
+ * smaller count, one that sent its whole count in less a larger one.
+ */
+static void as_test_write_batch_count_adapts(struct kunit *test)
+{
+	const struct as_test_batch_case *c = test->param_value;
+	struct as_data *ad = test->priv;
+
+	as_test_write_batch(test, c->writes, c->back_ms);
+	KUNIT_EXPECT_EQ(test, ad->write_batch_count, c->count);
+}
+
 static struct kunit_case as_test_cases[] = {
 	KUNIT_CASE(as_test_waits_for_close_thinker),
 	KUNIT_CASE(as_test_arrived_goes_first),
@@ -426,6 +514,9 @@ static struct kunit_case as_test_cases[] = {
 	KUNIT_CASE(as_test_bypass_ends_wait),
 	KUNIT_CASE(as_test_writes_get_their_batch),
 	KUNIT_CASE(as_test_batch_starts_drained),
+	KUNIT_CASE(as_test_write_batch_ends_after_its_count),
+	KUNIT_CASE_PARAM(as_test_write_batch_count_adapts,
+			 as_test_batch_gen_params),
 	{}
 };
 

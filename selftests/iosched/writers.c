@@ -70,8 +70,10 @@
  *
  * mq-as's: writeback waits for the read batch to end (read_batch_expire)
  * and one anticipation window; a read, sync like the writers' fsync,
- * waits for a write batch (write_batch_expire), and then, in the sweep of
- * a read batch, at most that batch, and one window.  This bound on a read
+ * waits for a write batch (write_batch_expire: mq-as sizes write batches
+ * in requests so that reads wait about that long, the writes still on
+ * the device included), and then, in the sweep of a read batch, at most
+ * that batch, and one window.  This bound on a read
  * is the test's, not one mq-as promises: late reads go first one per
  * read_expire, so a read behind late fsync writes may wait about two of
  * them (2 * read_expire).
@@ -471,24 +473,31 @@ static long long slices_ended(const char *disk, const char *kind,
 }
 
 /*
- * How often mq-as's anticipation ended or was not started for @reason
- * since it was selected, from its debugfs "antic"; -1 if it cannot be
- * read.
+ * The number on line "@name <number>" of mq-as's debugfs file @file
+ * ("antic": how often anticipation ended or was not started for a
+ * reason; "batch": the batch's state); -1 if it cannot be read.
  */
-static long long antic_count(const char *disk, const char *reason)
+static long long as_debugfs_value(const char *disk, const char *file,
+				  const char *name)
 {
-	FILE *f = open_sched_file(disk, "antic");
-	unsigned long long count;
+	FILE *f = open_sched_file(disk, file);
+	unsigned long long value;
 	long long found = -1;
-	char r[16];
+	char line[64], n[32];
 
 	if (!f)
 		return -1;
-	while (fscanf(f, "%15s %llu", r, &count) == 2)
-		if (!strcmp(r, reason))
-			found = count;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%31s %llu", n, &value) == 2 &&
+		    !strcmp(n, name))
+			found = value;
 	fclose(f);
 	return found;
+}
+
+static long long antic_count(const char *disk, const char *reason)
+{
+	return as_debugfs_value(disk, "antic", reason);
 }
 
 /* The mean call of workers @first to @last, in ms (0: no calls). */
@@ -658,6 +667,8 @@ static void as_check_shares(struct __test_metadata *_metadata,
 	       antic_count(disk, "arrived"), antic_count(disk, "timeout"));
 	TH_LOG("waits not started: %lld (think time), %lld (seek)",
 	       antic_count(disk, "thinks"), antic_count(disk, "seeks"));
+	TH_LOG("a write batch's count at the end: %lld requests",
+	       as_debugfs_value(disk, "batch", "write_batch_count"));
 }
 
 /*
