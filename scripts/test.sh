@@ -7,7 +7,7 @@
 #
 # DISKS="sata nvme" limits the disk kinds; VERIFY_SECONDS sets the length
 # of each scheduler's fio verify run (default 3), STORM_SECONDS that of
-# the verify run under scheduler switching every 100 ms (default 30),
+# the verify run under scheduler switching every 100 ms (default 20),
 # SOAK_SECONDS that of the 64-thread soak per scheduler (default 10;
 # "make soak" runs the 10-minute one). Then the kselftests of the disk
 # kinds of DEBUG_DISKS (default scsi; empty: no debug pass) run on the
@@ -18,7 +18,7 @@
 . "$TOP/scripts/test-lib.sh"
 
 VERIFY_SECONDS=${VERIFY_SECONDS:-3}
-STORM_SECONDS=${STORM_SECONDS:-30}
+STORM_SECONDS=${STORM_SECONDS:-20}
 SOAK_SECONDS=${SOAK_SECONDS:-10}
 read -ra kinds <<<"${DISKS:-$(disk_kinds | tr '\n' ' ')}"
 check_disk_kinds "${kinds[@]}"
