@@ -18,11 +18,12 @@
  * next batch, so writeback waits at most one sync batch (and the one
  * anticipation window that may end it) behind any number of readers.
  *
- * A batch's requests all go to the device long before its time is up
- * when the device queue is deep, and the next batch waits for them.  So
- * a write batch with reads waiting also ends after a count of requests,
- * adapted from batch to batch so that the reads wait about
- * write_batch_expire, the requests left on the device included.
+ * A batch's requests would all go to the device long before its time is
+ * up when the device queue is deep, and the next batch would wait for
+ * them.  So a write batch keeps a count of requests on the device, and
+ * once sync requests wait for it, sends that many more at most: a count
+ * adapted from batch to batch so that they wait about write_batch_expire,
+ * the writes left on the device included.
  *
  * Anticipation: a process that reads a file in order, or a few files in
  * turn, sends its next read shortly after its last one completed.  If
@@ -131,14 +132,17 @@ struct as_data {
 	bool batch_new;			/* no completion in this batch yet */
 	u64 batch_end_ns;
 	/*
-	 * A write batch's length in requests once reads wait, adapted so
-	 * that reads wait about write_batch_expire however deep the device
-	 * queue is (see as_size_write_batch()), and what is left of it.
+	 * A write batch keeps at most write_batch_count requests on the
+	 * device, and once sync requests wait, sends that many more at most
+	 * (writes_left): a count adapted so that they wait about
+	 * write_batch_expire however deep the device queue is (see
+	 * as_size_write_batch()).
 	 */
 	unsigned int write_batch_count;
 	unsigned int writes_left;
-	u64 write_batch_start_ns;	/* its start, or its last alone dispatch */
-	bool write_batch_timed;		/* the next sync completion sizes it */
+	bool write_batch_contended;	/* sync requests wait for it */
+	u64 write_batch_start_ns;	/* since they do */
+	bool write_batch_unsized;	/* it ended: a sync completion sizes it */
 
 	enum as_antic_state antic;
 	struct ioq_client *antic_client;	/* its last sync dispatch's */
@@ -373,77 +377,107 @@ static struct request *as_sweep_request(const struct as_data *ad,
 /*
  * A batch ends at batch_end_ns, counted from its first completion; one
  * whose first request is not back yet has not started to run out.  A
- * write batch also ends once it has sent its count.
+ * write batch that sync requests wait for also ends once it has sent
+ * its count.
  */
 static bool as_batch_expired(const struct as_data *ad, u64 now)
 {
 	if (ad->batch_changed)
 		return false;
-	if (ad->batch == AS_ASYNC && !ad->writes_left)
+	if (ad->batch == AS_ASYNC && ad->write_batch_contended &&
+	    !ad->writes_left)
 		return true;
 	return !ad->batch_new && now >= ad->batch_end_ns;
 }
 
 /*
- * The write batch's count starts again from @now: it begins, or it ran
- * alone until now.  What counts is how long reads wait.
+ * A sync request waits from @now for the write batch under way, if it is
+ * the first: the batch's count of writes left, and its clock, start.
  */
-static void as_restart_write_batch(struct as_data *ad, u64 now)
+static void as_contend_write_batch(struct as_data *ad, u64 now)
 {
-	ad->writes_left = ad->write_batch_count;
+	if (ad->batch != AS_ASYNC || ad->batch_changed ||
+	    ad->write_batch_contended)
+		return;
+	ad->write_batch_contended = true;
 	ad->write_batch_start_ns = now;
+	ad->writes_left = ad->write_batch_count;
 }
 
 /*
- * The first read after a write batch is back: @write_ns is how long the
- * reads waited for the batch, from its start to that completion, with
- * the requests it left on the device.  Like 2.6's AS, shrink the count
- * of a batch that took longer than write_batch_expire and grow that of
- * a batch that used its whole count in less: fast when far off.
+ * A write batch begins sending at @now, the last batch's requests back:
+ * contended from the start if sync requests are queued.  A measurement
+ * still pending was lost to a requeued request; it is dropped.
  */
-static void as_size_write_batch(struct as_data *ad, u64 write_ns)
+static void as_begin_write_batch(struct as_data *ad, u64 now)
+{
+	ad->write_batch_contended = false;
+	ad->write_batch_unsized = false;
+	if (!ioq_empty(&ad->dir[AS_SYNC]))
+		as_contend_write_batch(ad, now);
+}
+
+/*
+ * The first sync request after a contended write batch is back: @wait_ns
+ * is how long sync requests waited for the batch, from the first one's
+ * arrival (or the batch's start) to that completion, the writes left on
+ * the device included.  Like 2.6's AS, shrink the count of a batch that
+ * took longer than write_batch_expire and grow that of a batch that sent
+ * its whole count in less: fast when far off.
+ */
+static void as_size_write_batch(struct as_data *ad, u64 wait_ns)
 {
 	u64 target = as_ms(ad->tun.batch_expire[AS_ASYNC]);
 	unsigned int count = ad->write_batch_count;
 
-	if (write_ns > target)
-		count = write_ns > 3 * target ? count / 2 : count - 1;
-	else if (write_ns < target && !ad->writes_left)
-		count = 3 * write_ns < target ? count * 2 : count + 1;
-	ad->write_batch_count = clamp(count, 1U,
-				      ad->core.queue->nr_requests);
+	if (wait_ns > target)
+		count = wait_ns > 3 * target ? count / 2 : count - 1;
+	else if (wait_ns < target && !ad->writes_left)
+		count = 3 * wait_ns < target ? count * 2 : count + 1;
+	ad->write_batch_count = clamp_t(unsigned int, count, 1,
+					ad->core.queue->nr_requests);
 }
 
 /*
  * The next batch goes to @dir.  A new direction waits for the last
  * batch's requests, and nobody is anticipated across it: the head will
- * have moved.  Reads after a write batch time it.
+ * have moved.  A contended write batch that ends is sized by the sync
+ * requests after it.
  */
 static void as_start_batch(struct as_data *ad, enum as_dir dir, u64 now)
 {
 	if (dir != ad->batch) {
 		ad->batch_changed = true;
 		as_set_antic_client(ad, NULL);
-		ad->write_batch_timed = dir == AS_SYNC;
+		if (dir == AS_SYNC) {
+			ad->write_batch_unsized = ad->write_batch_contended;
+			ad->write_batch_contended = false;
+		}
 	}
 	ad->batch = dir;
 	ad->batch_new = true;
-	if (dir == AS_ASYNC)
-		as_restart_write_batch(ad, now);
+	if (dir == AS_ASYNC && !ad->batch_changed)
+		as_begin_write_batch(ad, now);
 }
 
 /*
  * The request to send next in the current batch: a late one, the one
  * that ended a wait, or the sweep's; NULL if the batch waits
- * (anticipation) or has nothing, and *@waits tells which.
+ * (anticipation, or a write batch's count on the device) or has
+ * nothing, and *@waits tells which.
  */
 static struct request *as_batch_request(struct as_data *ad, u64 now,
 					bool *waits)
 {
 	enum as_dir dir = ad->batch;
-	struct request *rq = as_expired_request(ad, dir, now);
+	struct request *rq;
 
-	*waits = false;
+	/* The next batch would wait for more: a completion runs us. */
+	*waits = dir == AS_ASYNC && !ioq_empty(&ad->dir[dir]) &&
+		 ad->core.in_flight >= ad->write_batch_count;
+	if (*waits)
+		return NULL;
+	rq = as_expired_request(ad, dir, now);
 	if (rq)
 		return rq;
 	if (dir == AS_SYNC && ad->arrived)
@@ -453,12 +487,6 @@ static struct request *as_batch_request(struct as_data *ad, u64 now,
 		as_antic_begin(ad, now);
 		*waits = true;
 		return NULL;
-	}
-	/* Alone, a batch runs on: its time counts against the other's. */
-	if (rq && ioq_empty(&ad->dir[as_other_dir(dir)])) {
-		ad->batch_end_ns = now + as_ms(ad->tun.batch_expire[dir]);
-		if (dir == AS_ASYNC)
-			as_restart_write_batch(ad, now);
 	}
 	return rq;
 }
@@ -498,6 +526,8 @@ static struct request *as_take_request(struct ioq_sched *s, u64 now)
 		if (s->in_flight)
 			return NULL;
 		ad->batch_changed = false;
+		if (ad->batch == AS_ASYNC)
+			as_begin_write_batch(ad, now);
 	}
 	if (!rq)
 		rq = as_expired_request(ad, ad->batch, now) ?:
@@ -506,7 +536,11 @@ static struct request *as_take_request(struct ioq_sched *s, u64 now)
 	if (WARN_ON_ONCE(!rq))
 		return NULL;
 	ioq_del_request(&ad->dir[as_dir_of(rq)], rq);
-	if (ad->batch == AS_ASYNC && ad->writes_left)
+	/* Alone, a batch runs on: its time counts against the other's. */
+	if (ioq_empty(&ad->dir[as_other_dir(ad->batch)]))
+		ad->batch_end_ns = now + as_ms(ad->tun.batch_expire[ad->batch]);
+	if (ad->batch == AS_ASYNC && ad->write_batch_contended &&
+	    ad->writes_left)
 		ad->writes_left--;
 	return rq;
 }
@@ -543,6 +577,8 @@ static void as_insert(struct ioq_sched *s, struct request *rq, u64 now)
 
 	ioq_add_request(&ad->dir[dir], rq,
 			jiffies + msecs_to_jiffies(ad->tun.expire[dir]));
+	if (dir == AS_SYNC)
+		as_contend_write_batch(ad, now);
 	if (ad->antic == AS_ANTIC_WAIT_NEXT && now >= s->idle_until_ns)
 		as_antic_end(ad, now, AS_ANTIC_TIMEOUT);
 	if (!as_antic_waiting(ad) || dir != AS_SYNC)
@@ -556,23 +592,26 @@ static void as_insert(struct ioq_sched *s, struct request *rq, u64 now)
 }
 
 /*
- * A request of @c is back: the batch's first starts its clock (and, after
- * a write batch, sizes the next one), and the anticipated process's last
- * opens its window.
+ * A request of @c is back: the batch's first starts its clock, the first
+ * sync one after a contended write batch sizes the next, and the
+ * anticipated process's last opens its window.  Not while the last
+ * batch drains: a request sent again past the policy may complete then.
  */
 static void as_completed(struct ioq_sched *s, struct ioq_client *c,
 			 u64 service_ns, u64 now)
 {
 	struct as_data *ad = as_of(s);
 	enum as_dir dir = c == &ad->async_client ? AS_ASYNC : AS_SYNC;
-	u64 start = ad->write_batch_start_ns;
+	bool draining = ad->batch_changed && ad->batch == dir;
 
-	if (ad->batch_new && dir == ad->batch) {
+	if (ad->batch_new && dir == ad->batch && !draining) {
 		ad->batch_end_ns = now + as_ms(ad->tun.batch_expire[dir]);
 		ad->batch_new = false;
-		if (ad->write_batch_timed)
-			as_size_write_batch(ad, ioq_ns_since(now, start));
-		ad->write_batch_timed = false;
+	}
+	if (dir == AS_SYNC && ad->write_batch_unsized && !draining) {
+		as_size_write_batch(ad, ioq_ns_since(now,
+						     ad->write_batch_start_ns));
+		ad->write_batch_unsized = false;
 	}
 	if (ad->antic == AS_ANTIC_WAIT_REQ && c == ad->antic_client &&
 	    !c->in_flight)
@@ -688,7 +727,8 @@ static void as_init_data(struct as_data *ad, struct request_queue *q)
 		ioq_init(&ad->dir[dir]);
 	ad->batch = AS_SYNC;
 	ad->batch_new = true;
-	ad->write_batch_count = AS_WRITE_BATCH_INIT;
+	ad->write_batch_count = min_t(unsigned int, AS_WRITE_BATCH_INIT,
+				      q->nr_requests);
 	ioq_client_init(&ad->async_client);
 	ioq_client_init(&ad->oom_client);
 }

@@ -415,11 +415,29 @@ static void as_test_batch_starts_drained(struct kunit *test)
 /* More writes than a write batch's first count. */
 #define AS_TEST_WRITES	(3 * AS_WRITE_BATCH_INIT)
 
+/* @nr writes of writeback, queued at 1 ms in ascending sectors. */
+static void as_test_queue_writes(struct kunit *test, struct request **writes,
+				 unsigned int nr)
+{
+	struct as_data *ad = test->priv;
+	unsigned int i;
+
+	KUNIT_ASSERT_LE(test, nr, AS_TEST_WRITES);
+	for (i = 0; i < nr; i++)
+		writes[i] = as_test_rq(test, NULL,
+				       AS_TEST_POS + AS_TEST_FAR + i * 8);
+	for (i = 0; i < nr; i++)
+		as_test_insert(ad, writes[i], IOQ_TEST_MS);
+}
+
 /*
- * Writeback queues @nr_writes writes at 1 ms and the first goes; a read
- * comes at 2 ms, and the write batch goes on until it ends.  The writes
- * sent are back at @back_ms, the read then goes and is back 1 ms later.
- * Returns how many writes the batch sent.
+ * Writeback queues @nr_writes writes at 1 ms and the first goes alone; a
+ * read comes then, and the write batch goes on, each write back as the
+ * next goes, or when the batch holds the device, until the batch ends.
+ * The last write is back at @back_ms; the read goes, and while it is on
+ * the device the next dispatch finds nothing for it to do (or starts the
+ * next write batch, which waits for the read); the read is back 1 ms
+ * later.  Returns how many writes went.
  */
 static unsigned int as_test_write_batch(struct kunit *test,
 					unsigned int nr_writes, u64 back_ms)
@@ -427,55 +445,145 @@ static unsigned int as_test_write_batch(struct kunit *test,
 	struct as_data *ad = test->priv;
 	struct ioq_icq *reader = as_test_process(test, 50 * IOQ_TEST_MS, 8);
 	struct request *read = as_test_rq(test, reader, AS_TEST_POS);
-	struct request *writes[AS_TEST_WRITES];
+	struct request *writes[AS_TEST_WRITES], *rq, *last;
 	u64 back = back_ms * IOQ_TEST_MS;
-	unsigned int i, sent;
+	unsigned int sent = 1;
 
-	KUNIT_ASSERT_LE(test, nr_writes, AS_TEST_WRITES);
-	for (i = 0; i < nr_writes; i++)
-		writes[i] = as_test_rq(test, NULL,
-				       AS_TEST_POS + AS_TEST_FAR + i * 8);
-	for (i = 0; i < nr_writes; i++)
-		as_test_insert(ad, writes[i], IOQ_TEST_MS);
-	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, IOQ_TEST_MS), writes[0]);
-	as_test_insert(ad, read, 2 * IOQ_TEST_MS);
-	/* In sweep order: the writes at ascending sectors. */
-	for (sent = 1; sent < nr_writes; sent++)
-		if (as_test_dispatch(ad, 2 * IOQ_TEST_MS) != writes[sent])
-			break;
-	for (i = 0; i < sent; i++)
-		as_test_done(ad, writes[i], back);
+	as_test_queue_writes(test, writes, nr_writes);
+	last = as_test_dispatch(ad, IOQ_TEST_MS);
+	KUNIT_EXPECT_PTR_EQ(test, last, writes[0]);
+	as_test_insert(ad, read, IOQ_TEST_MS);
+	while ((rq = as_test_dispatch(ad, IOQ_TEST_MS)) || ad->batch == AS_ASYNC) {
+		KUNIT_ASSERT_PTR_NE(test, rq, read);
+		/* Held: the batch's count is on the device; one comes back. */
+		KUNIT_ASSERT_TRUE(test, rq || last);
+		if (last)
+			as_test_done(ad, last, IOQ_TEST_MS);
+		last = rq;
+		sent += !!rq;
+	}
+	/* The read waits for the batch's last write. */
+	KUNIT_EXPECT_TRUE(test, ad->batch_changed);
+	if (last)
+		as_test_done(ad, last, back);
 	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, back), read);
+	KUNIT_EXPECT_NULL(test, as_test_dispatch(ad, back));
 	as_test_done(ad, read, back + IOQ_TEST_MS);
 	return sent;
 }
 
 /*
  * However deep the device queue, a write batch with a read waiting sends
- * its count and stops: the read waits for that many writes, not for all
- * that writeback queued.
+ * its count and stops: the read waits for that many writes (and the one
+ * that went alone), not for all that writeback queued.
  */
 static void as_test_write_batch_ends_after_its_count(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, as_test_write_batch(test, AS_TEST_WRITES, 3),
-			AS_WRITE_BATCH_INIT);
+			AS_WRITE_BATCH_INIT + 1);
+}
+
+/*
+ * Alone, a write batch keeps at most its count on the device: a read that
+ * comes would wait for all of them.  One back, one more goes.
+ */
+static void as_test_write_batch_holds_its_count_alone(struct kunit *test)
+{
+	struct as_data *ad = test->priv;
+	struct request *writes[AS_TEST_WRITES];
+	unsigned int i;
+
+	as_test_queue_writes(test, writes, AS_TEST_WRITES);
+	for (i = 0; i < AS_WRITE_BATCH_INIT; i++)
+		KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, IOQ_TEST_MS),
+				    writes[i]);
+	KUNIT_EXPECT_NULL(test, as_test_dispatch(ad, IOQ_TEST_MS));
+	as_test_done(ad, writes[0], 2 * IOQ_TEST_MS);
+	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, 2 * IOQ_TEST_MS),
+			    writes[AS_WRITE_BATCH_INIT]);
+}
+
+/*
+ * A read that comes after writeback went idle does not time the write
+ * batch: nobody waited for it.
+ */
+static void as_test_idle_write_batch_is_not_sized(struct kunit *test)
+{
+	struct as_data *ad = test->priv;
+	struct ioq_icq *reader = as_test_process(test, 50 * IOQ_TEST_MS, 8);
+	struct request *read = as_test_rq(test, reader, AS_TEST_POS);
+	struct request *writes[2];
+
+	as_test_queue_writes(test, writes, 2);
+	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, IOQ_TEST_MS), writes[0]);
+	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, IOQ_TEST_MS), writes[1]);
+	as_test_done(ad, writes[0], 2 * IOQ_TEST_MS);
+	as_test_done(ad, writes[1], 2 * IOQ_TEST_MS);
+	as_test_insert(ad, read, 600 * IOQ_TEST_MS);
+	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, 600 * IOQ_TEST_MS), read);
+	as_test_done(ad, read, 601 * IOQ_TEST_MS);
+	KUNIT_EXPECT_EQ(test, ad->write_batch_count, AS_WRITE_BATCH_INIT);
+}
+
+/*
+ * A write batch is timed from when it can send, not from when it was
+ * chosen: the reads of the last batch, which it waits for, are not its.
+ */
+static void as_test_write_batch_timed_after_the_drain(struct kunit *test)
+{
+	struct as_data *ad = test->priv;
+	struct ioq_icq *reader = as_test_process(test, 50 * IOQ_TEST_MS, 8);
+	struct request *first = as_test_rq(test, reader, AS_TEST_POS);
+	struct request *next = as_test_rq(test, reader, AS_TEST_POS + 8);
+	struct request *write = as_test_rq(test, NULL,
+					   AS_TEST_POS + AS_TEST_FAR);
+
+	as_test_insert(ad, first, IOQ_TEST_MS);
+	as_test_insert(ad, write, IOQ_TEST_MS);
+	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, IOQ_TEST_MS), first);
+	/* The write batch is chosen; the read on the device takes 300 ms. */
+	KUNIT_EXPECT_NULL(test, as_test_dispatch(ad, 2 * IOQ_TEST_MS));
+	KUNIT_EXPECT_EQ(test, ad->batch, AS_ASYNC);
+	as_test_insert(ad, next, 3 * IOQ_TEST_MS);
+	as_test_done(ad, first, 300 * IOQ_TEST_MS);
+	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, 300 * IOQ_TEST_MS),
+			    write);
+	KUNIT_EXPECT_NULL(test, as_test_dispatch(ad, 300 * IOQ_TEST_MS));
+	as_test_done(ad, write, 302 * IOQ_TEST_MS);
+	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, 302 * IOQ_TEST_MS), next);
+	as_test_done(ad, next, 303 * IOQ_TEST_MS);
+	/* 3 ms, the count not used up: as it was. */
+	KUNIT_EXPECT_EQ(test, ad->write_batch_count, AS_WRITE_BATCH_INIT);
 }
 
 struct as_test_batch_case {
 	const char *name;
 	unsigned int writes;	/* queued by writeback */
 	u64 back_ms;		/* the batch took this long, for the read */
+	unsigned int from;	/* the count before (0: the first) */
+	unsigned int tags;	/* nr_requests (0: the test queue's) */
 	unsigned int count;	/* the next batch's count */
 };
 
-/* With write_batch_expire at its default, 125 ms. */
+/*
+ * With write_batch_expire at its default, 125 ms: a third of it is
+ * 41.7 ms, three times 375 ms.
+ */
 static const struct as_test_batch_case as_test_batch_cases[] = {
-	{ "far_too_long_halves", AS_TEST_WRITES, 500, AS_WRITE_BATCH_INIT / 2 },
-	{ "too_long_shrinks", AS_TEST_WRITES, 200, AS_WRITE_BATCH_INIT - 1 },
-	{ "far_too_short_doubles", AS_TEST_WRITES, 20, AS_WRITE_BATCH_INIT * 2 },
-	{ "too_short_grows", AS_TEST_WRITES, 100, AS_WRITE_BATCH_INIT + 1 },
-	{ "short_of_writes_stays", AS_WRITE_BATCH_INIT / 2, 20,
+	{ "far_too_long_halves", AS_TEST_WRITES, 500, 0, 0,
+	  AS_WRITE_BATCH_INIT / 2 },
+	{ "too_long_shrinks", AS_TEST_WRITES, 300, 0, 0,
+	  AS_WRITE_BATCH_INIT - 1 },
+	{ "on_target_stays", AS_TEST_WRITES, 125, 0, 0, AS_WRITE_BATCH_INIT },
+	{ "too_short_grows", AS_TEST_WRITES, 50, 0, 0,
+	  AS_WRITE_BATCH_INIT + 1 },
+	{ "far_too_short_doubles", AS_TEST_WRITES, 20, 0, 0,
+	  AS_WRITE_BATCH_INIT * 2 },
+	{ "short_of_writes_stays", AS_WRITE_BATCH_INIT / 2, 20, 0, 0,
 	  AS_WRITE_BATCH_INIT },
+	{ "never_below_one", AS_TEST_WRITES, 500, 1, 0, 1 },
+	{ "never_above_nr_requests", AS_TEST_WRITES, 20, 0,
+	  AS_WRITE_BATCH_INIT + 4, AS_WRITE_BATCH_INIT + 4 },
 };
 
 static void as_test_batch_case_desc(const struct as_test_batch_case *c,
@@ -487,15 +595,20 @@ static void as_test_batch_case_desc(const struct as_test_batch_case *c,
 KUNIT_ARRAY_PARAM(as_test_batch, as_test_batch_cases, as_test_batch_case_desc);
 
 /*
- * The read's first completion times the write batch before it: a batch
- * that kept the read waiting longer than write_batch_expire gives a
- * smaller count, one that sent its whole count in less a larger one.
+ * The read's first completion times the write batch before it, even if
+ * the next write batch was chosen meanwhile: a batch that kept the read
+ * waiting longer than write_batch_expire gives a smaller count, one that
+ * sent its whole count in less a larger one.
  */
 static void as_test_write_batch_count_adapts(struct kunit *test)
 {
 	const struct as_test_batch_case *c = test->param_value;
 	struct as_data *ad = test->priv;
 
+	if (c->from)
+		ad->write_batch_count = c->from;
+	if (c->tags)
+		ad->core.queue->nr_requests = c->tags;
 	as_test_write_batch(test, c->writes, c->back_ms);
 	KUNIT_EXPECT_EQ(test, ad->write_batch_count, c->count);
 }
@@ -515,6 +628,9 @@ static struct kunit_case as_test_cases[] = {
 	KUNIT_CASE(as_test_writes_get_their_batch),
 	KUNIT_CASE(as_test_batch_starts_drained),
 	KUNIT_CASE(as_test_write_batch_ends_after_its_count),
+	KUNIT_CASE(as_test_write_batch_holds_its_count_alone),
+	KUNIT_CASE(as_test_idle_write_batch_is_not_sized),
+	KUNIT_CASE(as_test_write_batch_timed_after_the_drain),
 	KUNIT_CASE_PARAM(as_test_write_batch_count_adapts,
 			 as_test_batch_gen_params),
 	{}
