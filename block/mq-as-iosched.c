@@ -20,10 +20,10 @@
  *
  * A batch's requests would all go to the device long before its time is
  * up when the device queue is deep, and the next batch would wait for
- * them.  So a write batch keeps a count of requests on the device, and
- * once sync requests wait for it, sends that many more at most: a count
- * adapted from batch to batch so that they wait about write_batch_expire,
- * the writes left on the device included.
+ * them.  So a write batch keeps at most a count of requests on the
+ * device, and once sync requests wait for it, lets them wait for that
+ * many writes at most: a count adapted from batch to batch so that they
+ * wait about write_batch_expire.
  *
  * Anticipation: a process that reads a file in order, or a few files in
  * turn, sends its next read shortly after its last one completed.  If
@@ -133,16 +133,17 @@ struct as_data {
 	u64 batch_end_ns;
 	/*
 	 * A write batch keeps at most write_batch_count requests on the
-	 * device, and once sync requests wait, sends that many more at most
-	 * (writes_left): a count adapted so that they wait about
-	 * write_batch_expire however deep the device queue is (see
-	 * as_size_write_batch()).
+	 * device, and once sync requests wait, lets them wait for that many
+	 * writes at most (writes_left: those it may still send): a count
+	 * adapted so that they wait about write_batch_expire however deep
+	 * the device queue is (see as_size_write_batch()).
 	 */
+	u64 write_batch_start_ns;	/* when the first sync request waited */
 	unsigned int write_batch_count;
 	unsigned int writes_left;
 	bool write_batch_contended;	/* sync requests wait for it */
-	u64 write_batch_start_ns;	/* since they do */
-	bool write_batch_unsized;	/* it ended: a sync completion sizes it */
+	bool write_batch_idled;		/* no write was queued nor on the device */
+	bool write_batch_sizing;	/* it ended: a sync completion sizes it */
 
 	enum as_antic_state antic;
 	struct ioq_client *antic_client;	/* its last sync dispatch's */
@@ -392,16 +393,23 @@ static bool as_batch_expired(const struct as_data *ad, u64 now)
 
 /*
  * A sync request waits from @now for the write batch under way, if it is
- * the first: the batch's count of writes left, and its clock, start.
+ * the first: the batch's clock starts, and the writes it may still send
+ * are its count less those already on the device.  A batch with no write
+ * queued nor on the device is not timed unless it sends one: the wait
+ * would be the sync request's own.
  */
 static void as_contend_write_batch(struct as_data *ad, u64 now)
 {
+	unsigned int on_device = ad->async_client.in_flight;
+
 	if (ad->batch != AS_ASYNC || ad->batch_changed ||
 	    ad->write_batch_contended)
 		return;
 	ad->write_batch_contended = true;
+	ad->write_batch_idled = ioq_empty(&ad->dir[AS_ASYNC]) && !on_device;
 	ad->write_batch_start_ns = now;
-	ad->writes_left = ad->write_batch_count;
+	ad->writes_left = ad->write_batch_count -
+			  min(ad->write_batch_count, on_device);
 }
 
 /*
@@ -412,7 +420,8 @@ static void as_contend_write_batch(struct as_data *ad, u64 now)
 static void as_begin_write_batch(struct as_data *ad, u64 now)
 {
 	ad->write_batch_contended = false;
-	ad->write_batch_unsized = false;
+	ad->write_batch_sizing = false;
+	ad->writes_left = ad->write_batch_count;
 	if (!ioq_empty(&ad->dir[AS_SYNC]))
 		as_contend_write_batch(ad, now);
 }
@@ -439,25 +448,25 @@ static void as_size_write_batch(struct as_data *ad, u64 wait_ns)
 }
 
 /*
- * The next batch goes to @dir.  A new direction waits for the last
- * batch's requests, and nobody is anticipated across it: the head will
- * have moved.  A contended write batch that ends is sized by the sync
- * requests after it.
+ * The next batch goes to the other direction: it waits for the last
+ * batch's requests, and nobody is anticipated across it, the head will
+ * have moved.  A write batch that sync requests waited for is sized by
+ * the first of them to complete.  (A batch ends when it expired or its
+ * direction is empty, so the direction always changes.)
  */
-static void as_start_batch(struct as_data *ad, enum as_dir dir, u64 now)
+static void as_change_batch(struct as_data *ad)
 {
-	if (dir != ad->batch) {
-		ad->batch_changed = true;
-		as_set_antic_client(ad, NULL);
-		if (dir == AS_SYNC) {
-			ad->write_batch_unsized = ad->write_batch_contended;
-			ad->write_batch_contended = false;
-		}
+	enum as_dir dir = as_other_dir(ad->batch);
+
+	ad->batch_changed = true;
+	as_set_antic_client(ad, NULL);
+	if (dir == AS_SYNC) {
+		ad->write_batch_sizing = ad->write_batch_contended &&
+					 !ad->write_batch_idled;
+		ad->write_batch_contended = false;
 	}
 	ad->batch = dir;
 	ad->batch_new = true;
-	if (dir == AS_ASYNC && !ad->batch_changed)
-		as_begin_write_batch(ad, now);
 }
 
 /*
@@ -472,9 +481,14 @@ static struct request *as_batch_request(struct as_data *ad, u64 now,
 	enum as_dir dir = ad->batch;
 	struct request *rq;
 
-	/* The next batch would wait for more: a completion runs us. */
+	/*
+	 * The next batch would wait for more (one per unit, on a device
+	 * that serves several, and while blk-ioq probes whether it does).
+	 * Held back, the next completion runs the queue again.
+	 */
 	*waits = dir == AS_ASYNC && !ioq_empty(&ad->dir[dir]) &&
-		 ad->core.in_flight >= ad->write_batch_count;
+		 ad->core.in_flight >= max(ad->write_batch_count,
+					   ioq_units(&ad->core, now));
 	if (*waits)
 		return NULL;
 	rq = as_expired_request(ad, dir, now);
@@ -518,8 +532,7 @@ static struct request *as_take_request(struct ioq_sched *s, u64 now)
 	if (!rq && !ad->batch_changed) {
 		if (!reads && !writes)
 			return NULL;
-		as_start_batch(ad, reads && !(writes && ad->batch == AS_SYNC) ?
-				   AS_SYNC : AS_ASYNC, now);
+		as_change_batch(ad);
 	}
 	if (ad->batch_changed) {
 		/* The requests still on the device complete and run us. */
@@ -540,8 +553,10 @@ static struct request *as_take_request(struct ioq_sched *s, u64 now)
 	if (ioq_empty(&ad->dir[as_other_dir(ad->batch)]))
 		ad->batch_end_ns = now + as_ms(ad->tun.batch_expire[ad->batch]);
 	if (ad->batch == AS_ASYNC && ad->write_batch_contended &&
-	    ad->writes_left)
+	    ad->writes_left) {
 		ad->writes_left--;
+		ad->write_batch_idled = false;
+	}
 	return rq;
 }
 
@@ -593,25 +608,26 @@ static void as_insert(struct ioq_sched *s, struct request *rq, u64 now)
 
 /*
  * A request of @c is back: the batch's first starts its clock, the first
- * sync one after a contended write batch sizes the next, and the
- * anticipated process's last opens its window.  Not while the last
- * batch drains: a request sent again past the policy may complete then.
+ * sync one after a write batch that sync requests waited for sizes the
+ * next, and the anticipated process's last opens its window.  One in the
+ * new batch's direction while the last batch drains was sent again past
+ * the policy: it does neither.
  */
 static void as_completed(struct ioq_sched *s, struct ioq_client *c,
 			 u64 service_ns, u64 now)
 {
 	struct as_data *ad = as_of(s);
 	enum as_dir dir = c == &ad->async_client ? AS_ASYNC : AS_SYNC;
-	bool draining = ad->batch_changed && ad->batch == dir;
+	bool resent = ad->batch_changed && ad->batch == dir;
 
-	if (ad->batch_new && dir == ad->batch && !draining) {
+	if (ad->batch_new && dir == ad->batch && !resent) {
 		ad->batch_end_ns = now + as_ms(ad->tun.batch_expire[dir]);
 		ad->batch_new = false;
 	}
-	if (dir == AS_SYNC && ad->write_batch_unsized && !draining) {
+	if (dir == AS_SYNC && ad->write_batch_sizing && !resent) {
 		as_size_write_batch(ad, ioq_ns_since(now,
 						     ad->write_batch_start_ns));
-		ad->write_batch_unsized = false;
+		ad->write_batch_sizing = false;
 	}
 	if (ad->antic == AS_ANTIC_WAIT_REQ && c == ad->antic_client &&
 	    !c->in_flight)

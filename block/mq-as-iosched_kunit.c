@@ -473,14 +473,14 @@ static unsigned int as_test_write_batch(struct kunit *test,
 }
 
 /*
- * However deep the device queue, a write batch with a read waiting sends
- * its count and stops: the read waits for that many writes (and the one
- * that went alone), not for all that writeback queued.
+ * However deep the device queue, a write batch with a read waiting stops
+ * once the read would wait for its count of writes, the one already on
+ * the device included, not for all that writeback queued.
  */
 static void as_test_write_batch_ends_after_its_count(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, as_test_write_batch(test, AS_TEST_WRITES, 3),
-			AS_WRITE_BATCH_INIT + 1);
+			AS_WRITE_BATCH_INIT);
 }
 
 /*
@@ -498,14 +498,16 @@ static void as_test_write_batch_holds_its_count_alone(struct kunit *test)
 		KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, IOQ_TEST_MS),
 				    writes[i]);
 	KUNIT_EXPECT_NULL(test, as_test_dispatch(ad, IOQ_TEST_MS));
-	as_test_done(ad, writes[0], 2 * IOQ_TEST_MS);
+	/* Held back: the completion runs the queue again. */
+	KUNIT_EXPECT_TRUE(test, ioq_kunit_done(&ad->core, writes[0],
+					       2 * IOQ_TEST_MS));
 	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, 2 * IOQ_TEST_MS),
 			    writes[AS_WRITE_BATCH_INIT]);
 }
 
 /*
  * A read that comes after writeback went idle does not time the write
- * batch: nobody waited for it.
+ * batch, however long it takes itself: it waited for no write.
  */
 static void as_test_idle_write_batch_is_not_sized(struct kunit *test)
 {
@@ -521,13 +523,15 @@ static void as_test_idle_write_batch_is_not_sized(struct kunit *test)
 	as_test_done(ad, writes[1], 2 * IOQ_TEST_MS);
 	as_test_insert(ad, read, 600 * IOQ_TEST_MS);
 	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, 600 * IOQ_TEST_MS), read);
-	as_test_done(ad, read, 601 * IOQ_TEST_MS);
+	as_test_done(ad, read, 1000 * IOQ_TEST_MS);
 	KUNIT_EXPECT_EQ(test, ad->write_batch_count, AS_WRITE_BATCH_INIT);
 }
 
 /*
- * A write batch is timed from when it can send, not from when it was
- * chosen: the reads of the last batch, which it waits for, are not its.
+ * A write batch that starts with a read queued is timed from when it can
+ * send, not from when it was chosen: the reads of the last batch, which
+ * it waits for, are not its.  Here the read waits 201 ms for it: one
+ * request fewer next time (from its choice, 499 ms, would halve it).
  */
 static void as_test_write_batch_timed_after_the_drain(struct kunit *test)
 {
@@ -548,12 +552,53 @@ static void as_test_write_batch_timed_after_the_drain(struct kunit *test)
 	as_test_done(ad, first, 300 * IOQ_TEST_MS);
 	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, 300 * IOQ_TEST_MS),
 			    write);
+	KUNIT_EXPECT_TRUE(test, ad->write_batch_contended);
 	KUNIT_EXPECT_NULL(test, as_test_dispatch(ad, 300 * IOQ_TEST_MS));
-	as_test_done(ad, write, 302 * IOQ_TEST_MS);
-	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, 302 * IOQ_TEST_MS), next);
-	as_test_done(ad, next, 303 * IOQ_TEST_MS);
-	/* 3 ms, the count not used up: as it was. */
+	as_test_done(ad, write, 500 * IOQ_TEST_MS);
+	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, 500 * IOQ_TEST_MS), next);
+	as_test_done(ad, next, 501 * IOQ_TEST_MS);
+	KUNIT_EXPECT_EQ(test, ad->write_batch_count, AS_WRITE_BATCH_INIT - 1);
+}
+
+/*
+ * A read the driver gave back during a write batch goes out again past
+ * the policy; when it completes while the batch's writes drain, it is
+ * not the read batch's first completion: the batch is timed by the read
+ * that waited for it, 200 ms (one request fewer), not this one's 50 ms.
+ */
+static void as_test_resent_read_does_not_size(struct kunit *test)
+{
+	struct as_data *ad = test->priv;
+	struct ioq_icq *other = as_test_process(test, 50 * IOQ_TEST_MS, 8);
+	struct ioq_icq *reader = as_test_process(test, 50 * IOQ_TEST_MS, 8);
+	struct request *resent = as_test_rq(test, other, AS_TEST_POS);
+	struct request *read = as_test_rq(test, reader, AS_TEST_POS + 8);
+	struct request *writes[AS_TEST_WRITES], *rq, *last;
+	const u64 t = IOQ_TEST_MS;
+
+	as_test_insert(ad, resent, t);
+	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, t), resent);
+	as_test_queue_writes(test, writes, AS_TEST_WRITES);
+	/* The write batch is chosen; the read comes back unserved. */
+	KUNIT_EXPECT_NULL(test, as_test_dispatch(ad, t));
+	ioq_kunit_requeue(&ad->core, resent, t);
+	last = as_test_dispatch(ad, t);
+	KUNIT_EXPECT_PTR_EQ(test, last, writes[0]);
+	ioq_kunit_insert(&ad->core, resent, BLK_MQ_INSERT_AT_HEAD, t);
+	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, t), resent);
+	as_test_insert(ad, read, t);
+	while ((rq = as_test_dispatch(ad, t))) {
+		as_test_done(ad, last, t);
+		last = rq;
+	}
+	KUNIT_EXPECT_EQ(test, ad->batch, AS_SYNC);
+	as_test_done(ad, resent, 50 * t);
 	KUNIT_EXPECT_EQ(test, ad->write_batch_count, AS_WRITE_BATCH_INIT);
+	KUNIT_EXPECT_TRUE(test, ad->batch_new);
+	as_test_done(ad, last, 200 * t);
+	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, 200 * t), read);
+	as_test_done(ad, read, 201 * t);
+	KUNIT_EXPECT_EQ(test, ad->write_batch_count, AS_WRITE_BATCH_INIT - 1);
 }
 
 struct as_test_batch_case {
@@ -631,6 +676,7 @@ static struct kunit_case as_test_cases[] = {
 	KUNIT_CASE(as_test_write_batch_holds_its_count_alone),
 	KUNIT_CASE(as_test_idle_write_batch_is_not_sized),
 	KUNIT_CASE(as_test_write_batch_timed_after_the_drain),
+	KUNIT_CASE(as_test_resent_read_does_not_size),
 	KUNIT_CASE_PARAM(as_test_write_batch_count_adapts,
 			 as_test_batch_gen_params),
 	{}
