@@ -6,11 +6,12 @@
 #   MEM            guest memory in MiB (default 1024)
 #   ACCEL          auto (default), kvm or tcg
 #   VERIFY_SECONDS length of each fio verify run in make test (default 3)
-#   STORM_SECONDS  fio verify under scheduler switching (default 30)
+#   STORM_SECONDS  fio verify under scheduler switching (default 20)
 #   SOAK_SECONDS   soak per scheduler (make test 10, make soak 600)
 #   DEBUG_DISKS    make test: disk kinds of the debug pass (default scsi)
 #   TESTS          make selftest: the iosched kselftests to run (DISK: kind)
 #   KERNEL_IMAGE   boot this bzImage instead of the one built
+#   APPEND         make selftest: more guest kernel command line
 #   QUICK=1 PROFILE CELLS SCHEDULERS REPS THREADS SECS GUEST_MIB   make bench
 #   A B            make ab: two revisions (with CELLS, REPS, ...)
 #   LIMIT ACTION   make ra-matrix: at most LIMIT runs; ACTION=status|report

@@ -23,7 +23,8 @@ def per_job_metrics(fio):
     """Throughput and worst latency per job name, summed over its clones.
 
     Jobs are named by role (reader, writer, nullb); fio numbers the clones
-    of a numjobs group under the same name."""
+    of a numjobs group under the same name.  With several roles, total_kbps
+    is their sum."""
     metrics = {}
     for job in fio.get("jobs", []):
         role = job["jobname"]
@@ -41,6 +42,10 @@ def per_job_metrics(fio):
         metrics[role + "_iops"] = metrics.get(role + "_iops", 0) + iops
         key = role + "_lat_max_ms"
         metrics[key] = max(metrics.get(key, 0), lat_max)
+    roles = [key for key in metrics if key.endswith("_kbps")]
+    # Readers beside writers: what the disk moved for all of them.
+    if len(roles) > 1:
+        metrics["total_kbps"] = sum(metrics[key] for key in roles)
     return metrics
 
 

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests for the pure logic of the shared I/O scheduler core: seek
+ * KUnit tests for the shared I/O scheduler core: its pure logic (seek
  * classification, the seek history, think time, the parallelism estimator
- * on synthetic completion traces, ioprio slice scaling and the sweep.
+ * on synthetic completion traces, ioprio slice scaling and the sweep),
+ * and the scheduler core under a minimal policy (clients, records of
+ * requests on the device, requeues, units, the idle window).
  */
 #include <kunit/test.h>
 #include <linux/ioprio.h>
 
 #include "elevator.h"
 #include "blk-ioq.h"
+#include "blk-ioq_kunit.h"
 
 #define MS	NSEC_PER_MSEC
 
@@ -60,6 +63,7 @@ static void ioq_test_seeky_history(struct kunit *test)
 
 	ioq_feed_runs(&random, &rotational, 1, 64);
 	KUNIT_EXPECT_TRUE(test, ioq_stats_seeky(&random, &rotational));
+	KUNIT_EXPECT_EQ(test, random.seek_mean, 1 << 20);
 
 	/* A multi-page mmap fault reads its pages in order: not seeky. */
 	ioq_feed_runs(&faults, &rotational, 16, 64);
@@ -67,6 +71,7 @@ static void ioq_test_seeky_history(struct kunit *test)
 
 	ioq_feed_runs(&sequential, &rotational, 1000, 64);
 	KUNIT_EXPECT_EQ(test, sequential.seek_history, 0U);
+	KUNIT_EXPECT_EQ(test, sequential.seek_mean, 0);
 
 	/* Random runs of 4 give 8 seeks in 32: over the threshold. */
 	ioq_feed_runs(&faults, &rotational, 4, 64);
@@ -451,7 +456,471 @@ static struct kunit_suite ioq_test_suite = {
 	.test_cases = ioq_test_cases,
 };
 
-kunit_test_suite(ioq_test_suite);
+/*
+ * The scheduler core, driven by a policy for its tests: one FIFO for all
+ * requests, one client for all processes, and counts of what the core
+ * told it.
+ */
+struct fifo_sched {
+	struct ioq_sched core;		/* first, as for any policy */
+	struct ioq_client client;
+	struct list_head fifo;
+	unsigned int dispatched, completed, requeued, exited;
+	u64 service_ns;
+	u64 hold_ns;
+	bool freed;
+	struct request_queue *q;
+};
+
+static struct fifo_sched *fifo_of(struct ioq_sched *s)
+{
+	return container_of(s, struct fifo_sched, core);
+}
+
+static struct ioq_client *fifo_client_of(struct ioq_sched *s,
+					 struct request *rq)
+{
+	return &fifo_of(s)->client;
+}
+
+static void fifo_insert(struct ioq_sched *s, struct request *rq, u64 now)
+{
+	list_add_tail(&rq->queuelist, &fifo_of(s)->fifo);
+}
+
+static struct request *fifo_next(struct ioq_sched *s, u64 now)
+{
+	struct request *rq;
+
+	rq = list_first_entry_or_null(&fifo_of(s)->fifo, struct request,
+				      queuelist);
+	if (rq)
+		list_del_init(&rq->queuelist);
+	return rq;
+}
+
+static void fifo_dispatched(struct ioq_sched *s, struct request *rq, u64 now)
+{
+	fifo_of(s)->dispatched++;
+}
+
+static void fifo_completed(struct ioq_sched *s, struct ioq_client *c,
+			   u64 service_ns, u64 now)
+{
+	fifo_of(s)->completed++;
+	fifo_of(s)->service_ns += service_ns;
+}
+
+static void fifo_requeued(struct ioq_sched *s, struct ioq_client *c, u64 now)
+{
+	fifo_of(s)->requeued++;
+}
+
+static void fifo_exited(struct ioq_sched *s, struct ioq_client *c, u64 now)
+{
+	fifo_of(s)->exited++;
+}
+
+static u64 fifo_unit_hold_ns(struct ioq_sched *s, const struct ioq_client *c)
+{
+	return fifo_of(s)->hold_ns;
+}
+
+static void fifo_free_client(struct ioq_sched *s, struct ioq_client *c)
+{
+	fifo_of(s)->freed = true;
+}
+
+static const struct ioq_policy_ops fifo_ops = {
+	.client_of	= fifo_client_of,
+	.insert		= fifo_insert,
+	.next_request	= fifo_next,
+	.dispatched	= fifo_dispatched,
+	.completed	= fifo_completed,
+	.requeued	= fifo_requeued,
+	.exited		= fifo_exited,
+	.unit_hold_ns	= fifo_unit_hold_ns,
+	.free_client	= fifo_free_client,
+};
+
+static int ioq_sched_test_init(struct kunit *test)
+{
+	struct fifo_sched *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->q = ioq_test_queue(test);
+	INIT_LIST_HEAD(&t->fifo);
+	ioq_sched_init(&t->core, t->q, &fifo_ops);
+	ioq_test_attach(test, t->q, &t->core);
+	t->core.run_queue = ioq_kunit_count_run;
+	atomic_set(&ioq_kunit_runs, 0);
+	ioq_client_init(&t->client);
+	test->priv = t;
+	return 0;
+}
+
+static void ioq_sched_test_exit(struct kunit *test)
+{
+	struct fifo_sched *t = test->priv;
+
+	if (!t)		/* init failed */
+		return;
+	ioq_sched_stop(&t->core);
+	ioq_test_queue_exit(t->q);
+}
+
+/* A 4 KiB sync read at @pos. */
+static struct request *fifo_read(struct kunit *test, struct fifo_sched *t,
+				 sector_t pos)
+{
+	return ioq_test_request(test, t->q, REQ_OP_READ | REQ_SYNC, pos);
+}
+
+/* Insert @rq at @now and dispatch it then: it must be the one sent. */
+static void fifo_send(struct kunit *test, struct fifo_sched *t,
+		      struct request *rq, u64 now)
+{
+	ioq_kunit_insert(&t->core, rq, 0, now);
+	KUNIT_EXPECT_PTR_EQ(test, ioq_kunit_dispatch(&t->core, now), rq);
+	KUNIT_EXPECT_TRUE(test, ioq_record_of(rq)->dispatched);
+}
+
+/*
+ * A request holds a reference to its client from its insertion to its
+ * end; the client is freed when the last reference goes.
+ */
+static void ioq_test_client_lifetime(struct kunit *test)
+{
+	struct fifo_sched *t = test->priv;
+	struct request *rq = fifo_read(test, t, 2048);
+
+	fifo_send(test, t, rq, 1 * MS);
+	KUNIT_EXPECT_EQ(test, t->client.ref, 2);
+	KUNIT_EXPECT_EQ(test, t->client.queued, 0);
+	KUNIT_EXPECT_EQ(test, t->client.in_flight, 1);
+	KUNIT_EXPECT_FALSE(test, ioq_kunit_done(&t->core, rq, 2 * MS));
+	KUNIT_EXPECT_EQ(test, t->client.ref, 1);
+	KUNIT_EXPECT_EQ(test, t->client.in_flight, 0);
+	KUNIT_EXPECT_NULL(test, ioq_rq_client(rq));
+	KUNIT_EXPECT_FALSE(test, t->freed);
+	spin_lock_irq(&t->core.lock);
+	ioq_put_client(&t->core, &t->client);
+	spin_unlock_irq(&t->core.lock);
+	KUNIT_EXPECT_TRUE(test, t->freed);
+	KUNIT_EXPECT_EQ(test, t->completed, 1);
+}
+
+/*
+ * A requeue is the exact undo of a dispatch: nothing in flight, no
+ * service, no completion for the estimator.  When the request goes out
+ * again from the head, it is in flight again.
+ */
+static void ioq_test_requeue_undoes_dispatch(struct kunit *test)
+{
+	struct fifo_sched *t = test->priv;
+	struct request *rq = fifo_read(test, t, 2048);
+
+	fifo_send(test, t, rq, 2 * MS);
+	ioq_kunit_requeue(&t->core, rq, 5 * MS);
+	KUNIT_EXPECT_EQ(test, t->requeued, 1);
+	KUNIT_EXPECT_EQ(test, t->core.in_flight, 0);
+	KUNIT_EXPECT_EQ(test, t->client.in_flight, 0);
+	KUNIT_EXPECT_EQ(test, t->core.units[0].in_flight, 0);
+	KUNIT_EXPECT_EQ(test, t->core.par.in_flight, 0);
+	KUNIT_EXPECT_EQ(test, t->core.par.window_completions, 0);
+	KUNIT_EXPECT_EQ(test, t->core.last_completion_ns, 0);
+	KUNIT_EXPECT_EQ(test, t->completed, 0);
+
+	ioq_kunit_insert(&t->core, rq, BLK_MQ_INSERT_AT_HEAD, 6 * MS);
+	KUNIT_EXPECT_PTR_EQ(test, ioq_kunit_dispatch(&t->core, 7 * MS), rq);
+	KUNIT_EXPECT_EQ(test, t->dispatched, 2);
+	KUNIT_EXPECT_EQ(test, t->core.in_flight, 1);
+	KUNIT_EXPECT_EQ(test, t->client.in_flight, 1);
+	KUNIT_EXPECT_EQ(test, t->core.par.in_flight, 1);
+}
+
+/*
+ * The record keeps the whole dispatch time: a request sent at 16.7 s and
+ * back 20 s later (past 2^24 us, where a 32-bit stamp of microseconds
+ * wrapped), with no completion before it, is charged those 20 s.
+ */
+static void ioq_test_record_keeps_dispatch_time(struct kunit *test)
+{
+	struct fifo_sched *t = test->priv;
+	struct ioq_record_set *recs = ioq_test_hctx(t->q)->sched_data;
+	struct request *rq = fifo_read(test, t, 2048);
+	u64 sent = 16700 * MS, back = sent + 20ULL * NSEC_PER_SEC;
+
+	fifo_send(test, t, rq, sent);
+	KUNIT_EXPECT_EQ(test, recs->rec[IOQ_TEST_FIRST_TAG].dispatch_ns, sent);
+	KUNIT_EXPECT_FALSE(test, recs->rec[0].dispatched);
+	ioq_kunit_done(&t->core, rq, back);
+	KUNIT_EXPECT_EQ(test, t->core.in_flight, 0);
+	KUNIT_EXPECT_FALSE(test, recs->rec[IOQ_TEST_FIRST_TAG].dispatched);
+	KUNIT_EXPECT_EQ(test, t->service_ns, back - sent);
+	KUNIT_EXPECT_EQ(test, t->core.mean_service_ns, back - sent);
+	KUNIT_EXPECT_EQ(test, t->core.last_completion_ns, back);
+}
+
+/*
+ * nr_requests grew the hardware queue's tags: the set grows to them, and
+ * a request on a new tag is counted and given back like any other.
+ */
+static void ioq_test_records_grow_with_tags(struct kunit *test)
+{
+	struct fifo_sched *t = test->priv;
+	struct blk_mq_hw_ctx *hctx = ioq_test_hctx(t->q);
+	struct blk_mq_tags *tags = kunit_kzalloc(test, sizeof(*tags),
+						 GFP_KERNEL);
+	struct request *rq = fifo_read(test, t, 2048);
+	struct ioq_record_set *recs;
+
+	KUNIT_ASSERT_NOT_NULL(test, tags);
+	tags->nr_tags = 2 * IOQ_TEST_TAGS;
+	hctx->sched_tags = tags;
+	ioq_grow_records(&t->core, hctx);
+	recs = hctx->sched_data;
+	KUNIT_ASSERT_EQ(test, recs->nr, 2 * IOQ_TEST_TAGS);
+	rq->internal_tag = 2 * IOQ_TEST_TAGS - 1;
+	fifo_send(test, t, rq, 1 * MS);
+	KUNIT_EXPECT_TRUE(test, recs->rec[2 * IOQ_TEST_TAGS - 1].dispatched);
+	ioq_kunit_done(&t->core, rq, 2 * MS);
+	KUNIT_EXPECT_EQ(test, t->core.in_flight, 0);
+	KUNIT_EXPECT_EQ(test, t->core.last_completion_ns, 2 * MS);
+}
+
+/* What a four-disk RAID-0 of 64 KiB chunks reports. */
+static void fifo_report_raid(struct fifo_sched *t)
+{
+	t->q->limits.io_min = SZ_64K;
+	t->q->limits.io_opt = 4 * SZ_64K;
+}
+
+static void fifo_update_layout(struct fifo_sched *t)
+{
+	spin_lock_irq(&t->core.lock);
+	ioq_update_layout(&t->core);
+	spin_unlock_irq(&t->core.lock);
+}
+
+/*
+ * A request counts on the unit it was sent to until it is back, whatever
+ * the layout says by then: one sent to unit 3 of a four-unit array frees
+ * unit 3 after the device stopped reporting the layout.
+ */
+static void ioq_test_unit_kept_across_layout_change(struct kunit *test)
+{
+	struct fifo_sched *t = test->priv;
+	struct request *rq = fifo_read(test, t, 3 * (SZ_64K >> SECTOR_SHIFT));
+	unsigned int i;
+
+	fifo_report_raid(t);
+	fifo_send(test, t, rq, 1 * MS);
+	KUNIT_EXPECT_EQ(test, t->core.layout.units, 4);
+	KUNIT_EXPECT_EQ(test, t->core.units[3].in_flight, 1);
+	/* The device stops reporting it, seen at the next dispatch. */
+	t->q->limits.io_min = 0;
+	t->q->limits.io_opt = 0;
+	fifo_update_layout(t);
+	KUNIT_EXPECT_EQ(test, ioq_unit_of(&t->core, rq), 0);
+	ioq_kunit_done(&t->core, rq, 2 * MS);
+	for (i = 0; i < ARRAY_SIZE(t->core.units); i++)
+		KUNIT_EXPECT_EQ_MSG(test, t->core.units[i].in_flight, 0,
+				    "unit %u", i);
+}
+
+/*
+ * Once a unit is idle, it stays its last client's for as long as the
+ * policy holds it, and is free for another client after that.
+ */
+static void ioq_test_unit_held_for_its_client(struct kunit *test)
+{
+	struct fifo_sched *t = test->priv;
+	struct request *rq = fifo_read(test, t, 2048);
+	struct request *next = fifo_read(test, t, 2056);
+	struct ioq_client other;
+
+	ioq_client_init(&other);
+	fifo_report_raid(t);
+	t->hold_ns = 8 * MS;
+	fifo_send(test, t, rq, 1 * MS);
+	ioq_kunit_done(&t->core, rq, 2 * MS);
+	KUNIT_EXPECT_TRUE(test, ioq_unit_free_for(&t->core, &t->client, next,
+						  3 * MS));
+	KUNIT_EXPECT_FALSE(test, ioq_unit_free_for(&t->core, &other, next,
+						   10 * MS - 1));
+	KUNIT_EXPECT_TRUE(test, ioq_unit_free_for(&t->core, &other, next,
+						  10 * MS));
+}
+
+/* The idle window: how long the device waited, whatever the clocks say. */
+static void ioq_test_idle_window(struct kunit *test)
+{
+	struct fifo_sched *t = test->priv;
+	struct ioq_sched *s = &t->core;
+	u64 none, early, waited, until;
+
+	spin_lock_irq(&s->lock);
+	none = ioq_idle_stop(s, 5 * MS);
+	ioq_idle_start(s, 10 * MS, 8 * MS);
+	until = s->idle_until_ns;
+	/* A clock read before the idling started: no time waited. */
+	early = ioq_idle_stop(s, 10 * MS - 1);
+	ioq_idle_start(s, 20 * MS, 8 * MS);
+	waited = ioq_idle_stop(s, 25 * MS);
+	spin_unlock_irq(&s->lock);
+	KUNIT_EXPECT_EQ(test, none, 0);
+	KUNIT_EXPECT_EQ(test, until, 18 * MS);
+	KUNIT_EXPECT_EQ(test, early, 0);
+	KUNIT_EXPECT_EQ(test, waited, 5 * MS);
+	KUNIT_EXPECT_FALSE(test, ioq_idling(s));
+}
+
+/*
+ * One timer serves every wait: a kick (or a policy's own, earlier
+ * expiry) while the device idles does not end the window early, nor
+ * leave it without a run at its end.
+ */
+static void ioq_test_timer_keeps_idle_end(struct kunit *test)
+{
+	struct fifo_sched *t = test->priv;
+	u64 window = 1000 * MS, start = ktime_get_ns();
+	int early;
+
+	spin_lock_irq(&t->core.lock);
+	ioq_idle_start(&t->core, start, window);
+	ioq_kick(&t->core);
+	spin_unlock_irq(&t->core.lock);
+	msleep(100);
+	early = atomic_read(&ioq_kunit_runs);
+	KUNIT_EXPECT_EQ(test, ioq_kunit_wait_run(3000), 1);
+	KUNIT_EXPECT_EQ(test, early, 0);
+	KUNIT_EXPECT_GE(test, ktime_get_ns(), start + window);
+}
+
+/* Units: forced, reported, or on one spindle one except while probed. */
+static void ioq_test_units(struct kunit *test)
+{
+	struct fifo_sched *t = test->priv;
+	u64 now = 100 * NSEC_PER_SEC;
+
+	/* The first look at a rotational device starts a probe. */
+	KUNIT_EXPECT_EQ(test, ioq_units(&t->core, now), IOQ_PAR_MAX_UNITS);
+	KUNIT_EXPECT_EQ(test, ioq_units(&t->core, now + 300 * MS), 1);
+	fifo_report_raid(t);
+	fifo_update_layout(t);
+	KUNIT_EXPECT_EQ(test, ioq_units(&t->core, now + 300 * MS), 4);
+	t->core.tun.spindles = 2;
+	KUNIT_EXPECT_EQ(test, ioq_units(&t->core, now + 300 * MS), 2);
+}
+
+/* The core's seek classification, from its tunables and the device. */
+static void ioq_test_seek_params(struct kunit *test)
+{
+	struct fifo_sched *t = test->priv;
+	struct ioq_seek_params p = ioq_seek_params(&t->core);
+
+	KUNIT_EXPECT_TRUE(test, p.rotational);
+	KUNIT_EXPECT_EQ(test, p.max_distance, IOQ_SEEK_DISTANCE_AUTO);
+	KUNIT_EXPECT_EQ(test, p.min_bytes, IOQ_SEEK_MIN_KB_AUTO * 1024);
+	t->core.tun.seek_distance = 16;
+	t->core.tun.seek_min_size = 64;
+	t->q->limits.features = 0;
+	p = ioq_seek_params(&t->core);
+	KUNIT_EXPECT_FALSE(test, p.rotational);
+	KUNIT_EXPECT_EQ(test, p.max_distance, 16);
+	KUNIT_EXPECT_EQ(test, p.min_bytes, 64 * 1024);
+}
+
+/*
+ * A process exits (exit_icq): its client is let go of and marked, later
+ * requests of its icq go to the policy's fallback, and work dispatch held
+ * back (to wait for the process) is run, from the timer.  An icq that
+ * never had a client is marked too: a request prepared before the exit
+ * must not make one that nobody would let go of.
+ */
+static void ioq_test_exit_icq(struct kunit *test)
+{
+	struct fifo_sched *t = test->priv;
+	struct ioq_icq *qic = ioq_test_icq(test, t->q);
+	struct ioq_icq *bare = ioq_test_icq(test, t->q);
+	struct request *rq = fifo_read(test, t, 2048);
+	struct request *late = fifo_read(test, t, 4096);
+
+	ioq_get_client(&t->client);	/* the icq's reference */
+	qic->client = &t->client;
+	rq->elv.icq = &qic->icq;
+	late->elv.icq = &bare->icq;
+	KUNIT_EXPECT_PTR_EQ(test, ioq_rq_icq(rq), qic);
+	KUNIT_EXPECT_PTR_EQ(test, ioq_rq_icq(late), bare);
+	t->core.held_back = true;
+	ioq_exit_icq(&qic->icq);
+	KUNIT_EXPECT_EQ(test, ioq_kunit_wait_run(1000), 1);
+	KUNIT_EXPECT_EQ(test, t->exited, 1);
+	KUNIT_EXPECT_NULL(test, qic->client);
+	KUNIT_EXPECT_TRUE(test, t->client.exited);
+	KUNIT_EXPECT_EQ(test, t->client.ref, 1);
+	KUNIT_EXPECT_NULL(test, ioq_rq_icq(rq));
+
+	t->core.held_back = false;
+	ioq_exit_icq(&bare->icq);
+	KUNIT_EXPECT_EQ(test, t->exited, 1);
+	KUNIT_EXPECT_NULL(test, ioq_rq_icq(late));
+	/* Nothing held back: no run. */
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ioq_kunit_runs), 1);
+}
+
+/* Requests merge with their neighbours in a sort tree of their client. */
+static void ioq_test_merge_neighbours(struct kunit *test)
+{
+	struct fifo_sched *t = test->priv;
+	struct request *a = fifo_read(test, t, 2048);
+	struct request *b = fifo_read(test, t, 2056);
+	struct request *c = fifo_read(test, t, 2064);
+	struct ioq_client other;
+	struct ioq ioq;
+
+	ioq_client_init(&other);
+	ioq_init(&ioq);
+	elv_rb_add(&ioq.sort_list, a);
+	elv_rb_add(&ioq.sort_list, b);
+	elv_rb_add(&ioq.sort_list, c);
+	a->elv.priv[0] = &t->client;
+	b->elv.priv[0] = &t->client;
+	c->elv.priv[0] = &other;
+	KUNIT_EXPECT_PTR_EQ(test, ioq_latter_request(t->q, a), b);
+	KUNIT_EXPECT_PTR_EQ(test, ioq_former_request(t->q, b), a);
+	KUNIT_EXPECT_NULL(test, ioq_latter_request(t->q, b));
+	KUNIT_EXPECT_NULL(test, ioq_former_request(t->q, c));
+}
+
+static struct kunit_case ioq_sched_test_cases[] = {
+	KUNIT_CASE(ioq_test_client_lifetime),
+	KUNIT_CASE(ioq_test_requeue_undoes_dispatch),
+	KUNIT_CASE(ioq_test_record_keeps_dispatch_time),
+	KUNIT_CASE(ioq_test_records_grow_with_tags),
+	KUNIT_CASE(ioq_test_unit_kept_across_layout_change),
+	KUNIT_CASE(ioq_test_unit_held_for_its_client),
+	KUNIT_CASE(ioq_test_idle_window),
+	KUNIT_CASE(ioq_test_timer_keeps_idle_end),
+	KUNIT_CASE(ioq_test_units),
+	KUNIT_CASE(ioq_test_seek_params),
+	KUNIT_CASE(ioq_test_exit_icq),
+	KUNIT_CASE(ioq_test_merge_neighbours),
+	{}
+};
+
+static struct kunit_suite ioq_sched_test_suite = {
+	.name = "blk-ioq-sched",
+	.init = ioq_sched_test_init,
+	.exit = ioq_sched_test_exit,
+	.test_cases = ioq_sched_test_cases,
+};
+
+kunit_test_suites(&ioq_test_suite, &ioq_sched_test_suite);
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
 MODULE_DESCRIPTION("KUnit tests for the shared I/O scheduler core");
 MODULE_LICENSE("GPL");

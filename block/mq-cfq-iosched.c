@@ -47,14 +47,12 @@
  */
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
-#include <linux/hrtimer.h>
 #include <linux/ioprio.h>
 #include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/rbtree.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
-#include <trace/events/block.h>
 
 #include "elevator.h"
 #include "blk.h"
@@ -121,23 +119,14 @@ static const char *const cfq_class_names[CFQ_NR_CLASSES] = {
 
 /* The IDLE class is served once the others left the disk alone this long. */
 #define CFQ_IDLE_GRACE_NS	(200 * NSEC_PER_MSEC)
-/* How long and how often to probe a rotational device's parallelism. */
-#define CFQ_PROBE_NS		(250 * NSEC_PER_MSEC)
-#define CFQ_PROBE_EVERY_NS	(2 * NSEC_PER_SEC)
-#define CFQ_REPROBE_EVERY_NS	(10 * NSEC_PER_SEC)
 /* Virtual time advances by this much for a full slice of service. */
 #define CFQ_VTIME_SLICE		1000000ULL
-/* Value of a tunable left to the scheduler's own judgement. */
-#define CFQ_AUTO		UINT_MAX
 /* The async ramp takes this fraction (1/n) of slice_async. */
 #define CFQ_ASYNC_RAMP_PARTS	4
 
-struct cfq_data;
-
 struct cfq_queue {
+	struct ioq_client client;	/* its process, or writeback's */
 	struct ioq ioq;
-	struct cfq_data *cfqd;
-	int ref;
 	struct rb_node tree_node;
 	bool on_tree;
 	bool counted_seeky;		/* in its tree's busy_seeky */
@@ -146,26 +135,11 @@ struct cfq_queue {
 	enum cfq_class class;
 	unsigned short level;
 	u64 vtime;
-	unsigned int in_flight;
 	u64 slice_start_ns;
 	u64 slice_end_ns;		/* U64_MAX until the first completion */
 	unsigned int slice_dispatched;
 	enum cfq_turn turn;		/* while it is active */
 	unsigned int turn_draining;	/* async: its last turn's, in flight */
-	pid_t pid;
-};
-
-/* One unit of a striped device: who it is reserved for, and until when. */
-struct cfq_unit {
-	/* cleared when the queue is freed or the layout changes */
-	const struct cfq_queue *owner;
-	unsigned int in_flight;
-	u64 free_at_ns;			/* once nothing is in flight */
-};
-
-struct cfq_io_cq {
-	struct io_cq icq;		/* must be first */
-	struct cfq_queue *sync_queue;
 };
 
 struct cfq_tree {
@@ -194,83 +168,40 @@ struct cfq_tunables {
 	unsigned int prio_aging_expire;	/* ms */
 	unsigned int low_latency;
 	unsigned int idle_nonrot;
-	unsigned int seek_distance;	/* sectors, or CFQ_AUTO */
-	unsigned int seek_min_size;	/* KiB, or CFQ_AUTO */
-	unsigned int seeky_requests;	/* of IOQ_SEEK_HISTORY */
-	unsigned int spindles;		/* or CFQ_AUTO */
-};
-
-/*
- * What mq-cfq keeps of a request it sent to the driver, from dispatch to
- * completion, both under the lock: one record per scheduler tag, as a tag
- * names one request at a time.
- */
-struct cfq_record {
-	u64 dispatch_ns;
-	u8 unit;			/* of a striped device */
-	bool dispatched;		/* on the device, not requeued */
-	bool small;			/* counts for the parallelism estimator */
-};
-
-static_assert(IOQ_PAR_MAX_UNITS - 1 <= U8_MAX);
-
-/*
- * The records of one tag space: a hardware queue's own scheduler tags, or
- * the request queue's when its hardware queues share them
- * (BLK_MQ_F_TAG_HCTX_SHARED: SAS HBAs, RAID controllers), where a tag is
- * unique across the queue.  hctx->sched_data points at them, and every
- * tag that can be allocated has its record (cfq_grow_records()).
- */
-struct cfq_record_set {
-	unsigned int nr;
-	struct cfq_record rec[] __counted_by(nr);
 };
 
 struct cfq_data {
-	spinlock_t lock;		/* everything below */
-	struct request_queue *queue;
-	struct cfq_record_set *shared_records;	/* or NULL, see the type */
+	struct ioq_sched core;		/* must be first: its lock guards all */
 	struct cfq_tunables tun;
 
 	struct cfq_tree trees[CFQ_NR_CLASSES];
 	struct cfq_queue *active;
-	struct list_head dispatch;	/* inserted at head: served first */
-	unsigned int queued;
-	unsigned int in_flight;
-	bool held_back;			/* returned nothing with work queued */
-	unsigned int async_depth;	/* scheduler tags async requests may hold */
-	unsigned int idle_depth;	/* and IDLE-class requests */
-	struct cfq_queue *merge_queue;	/* of the bio being merged */
-
-	struct hrtimer timer;		/* idle window and IDLE-class grace */
-	u64 idle_start_ns;		/* 0: not idling */
-	u64 idle_until_ns;
-
-	u64 last_completion_ns;
 	u64 last_sync_completion_ns;
-	u64 mean_service_ns;		/* decayed, per request */
-	u32 service_samples;
 	u64 last_nonidle_ns;		/* RT or BE request out or done */
-	struct ioq_par_est par;
-	u64 probe_start_ns;
-	struct ioq_layout layout;	/* taken anew when the limits change */
-	struct cfq_unit units[IOQ_PAR_MAX_UNITS];
 	struct cfq_expiry_stats expired[2][CFQ_NR_EXPIRIES];	/* [sync] */
 
 	struct cfq_queue async_queues[CFQ_NR_CLASSES][IOPRIO_NR_LEVELS];
 	struct cfq_queue oom_queue;	/* when a sync queue can't be had */
 };
 
+/* The tunables' offsets are from the core, which the elevator data is. */
+static_assert(offsetof(struct cfq_data, core) == 0);
+
 static struct kmem_cache *cfq_queue_cache;
 
-static inline struct cfq_io_cq *icq_to_cic(struct io_cq *icq)
+static inline struct cfq_data *cfq_of(struct ioq_sched *s)
 {
-	return container_of(icq, struct cfq_io_cq, icq);
+	return container_of(s, struct cfq_data, core);
 }
 
-static inline struct cfq_queue *rq_cfqq(struct request *rq)
+/* The queue of client @c, const if @c is. */
+#define cfqq_of(c)	container_of_const((c), struct cfq_queue, client)
+
+static inline struct cfq_queue *rq_cfqq(const struct request *rq)
 {
-	return rq->elv.priv[0];
+	struct ioq_client *c = ioq_rq_client(rq);
+
+	return c ? cfqq_of(c) : NULL;
 }
 
 static u64 cfq_ms(unsigned int ms)
@@ -294,100 +225,29 @@ static unsigned int cfq_async_slice_requests(const struct cfq_data *cfqd,
 	return 2 * cfqd->tun.slice_async_rq * (IOPRIO_NR_LEVELS - cfqq->level);
 }
 
-static struct ioq_seek_params cfq_seek_params(const struct cfq_data *cfqd)
-{
-	const struct cfq_tunables *t = &cfqd->tun;
-	bool rotational = !blk_queue_nonrot(cfqd->queue);
-
-	return (struct ioq_seek_params) {
-		.rotational = rotational,
-		.max_distance = t->seek_distance == CFQ_AUTO ? 800 :
-				t->seek_distance,
-		.min_bytes = (t->seek_min_size == CFQ_AUTO ? 32 :
-			      t->seek_min_size) * 1024,
-		.max_seeks = t->seeky_requests,
-	};
-}
-
 static bool cfq_seeky(const struct cfq_data *cfqd,
 		      const struct cfq_queue *cfqq)
 {
-	struct ioq_seek_params p = cfq_seek_params(cfqd);
-
-	return ioq_stats_seeky(&cfqq->ioq.stats, &p);
+	return ioq_client_seeky(&cfqd->core, &cfqq->client);
 }
 
-/*
- * Whether a rotational device is due a probe: for a short while, any
- * number of queues may dispatch at once, so that the estimator sees deep
- * windows.  Without it, idling would keep the depth at one on a RAID and
- * the estimator could never learn otherwise; with it, a RAID's estimate
- * is not capped by the depth its own idling allowed.
- */
-static bool cfq_probing(struct cfq_data *cfqd, u64 now)
+/* The last reference to a process's queue is gone. */
+static void cfq_free_client(struct ioq_sched *s, struct ioq_client *c)
 {
-	const struct ioq_par_est *par = &cfqd->par;
-	u64 every = par->deep_windows ? CFQ_REPROBE_EVERY_NS :
-					CFQ_PROBE_EVERY_NS;
-	u64 last = max(par->last_deep_ns, cfqd->probe_start_ns);
+	struct cfq_queue *cfqq = cfqq_of(c);
 
-	if (ioq_ns_since(now, cfqd->probe_start_ns) < CFQ_PROBE_NS)
-		return true;
-	if (ioq_ns_since(now, last) < every)
-		return false;
-	cfqd->probe_start_ns = now;
-	return true;
-}
-
-/*
- * Requests the device serves in parallel: forced, reported by a striped
- * device, measured or assumed.
- */
-static unsigned int cfq_units(struct cfq_data *cfqd, u64 now)
-{
-	if (cfqd->tun.spindles != CFQ_AUTO)
-		return cfqd->tun.spindles;
-	if (cfqd->layout.chunk_sectors)
-		return cfqd->layout.units;
-	if (blk_queue_nonrot(cfqd->queue))
-		return ioq_par_units(&cfqd->par, IOQ_PAR_MAX_UNITS);
-	if (cfq_probing(cfqd, now))
-		return IOQ_PAR_MAX_UNITS;
-	return ioq_par_units(&cfqd->par, 1);
-}
-
-static void cfq_get_queue(struct cfq_queue *cfqq)
-{
-	cfqq->ref++;
-}
-
-/* A freed queue holds no unit: its memory may become another queue. */
-static void cfq_release_units(struct cfq_data *cfqd,
-			      const struct cfq_queue *cfqq)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(cfqd->units); i++)
-		if (cfqd->units[i].owner == cfqq)
-			cfqd->units[i].owner = NULL;
-}
-
-static void cfq_put_queue(struct cfq_queue *cfqq)
-{
-	if (--cfqq->ref)
+	/* The async and OOM queues are part of cfq_data: never let go of. */
+	if (WARN_ON_ONCE(!cfqq->sync || cfqq == &cfq_of(s)->oom_queue))
 		return;
-	WARN_ON_ONCE(cfqq->on_tree || cfqq->in_flight || cfqq->ioq.queued);
-	cfq_release_units(cfqq->cfqd, cfqq);
+	WARN_ON_ONCE(cfqq->on_tree || cfqq->ioq.queued);
 	kmem_cache_free(cfq_queue_cache, cfqq);
 }
 
-static void cfq_init_queue(struct cfq_data *cfqd, struct cfq_queue *cfqq,
-			   bool sync, enum cfq_class class,
-			   unsigned short level)
+static void cfq_init_queue(struct cfq_queue *cfqq, bool sync,
+			   enum cfq_class class, unsigned short level)
 {
+	ioq_client_init(&cfqq->client);
 	ioq_init(&cfqq->ioq);
-	cfqq->cfqd = cfqd;
-	cfqq->ref = 1;
 	RB_CLEAR_NODE(&cfqq->tree_node);
 	cfqq->sync = sync;
 	cfqq->class = class;
@@ -414,37 +274,40 @@ static unsigned short cfq_level_of(unsigned short ioprio)
 	return IOPRIO_PRIO_LEVEL(ioprio);
 }
 
-/* The queue @rq belongs to; the caller takes a reference for @rq. */
-static struct cfq_queue *cfq_queue_for(struct cfq_data *cfqd,
-				       struct request *rq)
+/*
+ * The queue @rq belongs to: its process's, or the async queue of its
+ * ioprio.  The core takes a reference for @rq.
+ */
+static struct ioq_client *cfq_client_of(struct ioq_sched *s,
+					struct request *rq)
 {
+	struct cfq_data *cfqd = cfq_of(s);
 	unsigned short ioprio = req_get_ioprio(rq);
 	enum cfq_class class = cfq_class_of(ioprio);
 	unsigned short level = cfq_level_of(ioprio);
-	struct cfq_io_cq *cic;
+	struct ioq_icq *qic = ioq_rq_icq(rq);
 	struct cfq_queue *cfqq;
 
 	if (!rq_is_sync(rq))
-		return &cfqd->async_queues[class][level];
-	if (!rq->elv.icq)
-		return &cfqd->oom_queue;
-	cic = icq_to_cic(rq->elv.icq);
-	cfqq = cic->sync_queue;
-	if (!cfqq) {
+		return &cfqd->async_queues[class][level].client;
+	if (!qic)
+		return &cfqd->oom_queue.client;
+	if (!qic->client) {
 		cfqq = kmem_cache_zalloc(cfq_queue_cache,
 					 GFP_NOWAIT | __GFP_NOWARN);
 		if (!cfqq)
-			return &cfqd->oom_queue;
-		cfq_init_queue(cfqd, cfqq, true, class, level);
-		cfqq->pid = current->pid;
-		cic->sync_queue = cfqq;
+			return &cfqd->oom_queue.client;
+		cfq_init_queue(cfqq, true, class, level);
+		cfqq->client.pid = current->pid;
+		qic->client = &cfqq->client;
 	}
+	cfqq = cfqq_of(qic->client);
 	/* A changed ioprio applies from the next time the queue is idle. */
 	if (!cfqq->on_tree && cfqd->active != cfqq) {
 		cfqq->class = class;
 		cfqq->level = level;
 	}
-	return cfqq;
+	return &cfqq->client;
 }
 
 static struct cfq_queue *cfq_tree_first(struct cfq_tree *tree)
@@ -516,32 +379,24 @@ static void cfq_charge(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 	cfq_add_busy(cfqd, cfqq);
 }
 
+/* The active queue is charged for the time the device waited for it. */
 static void cfq_stop_idling(struct cfq_data *cfqd, u64 now)
 {
 	struct cfq_queue *cfqq = cfqd->active;
 	u64 idled;
 
-	if (!cfqd->idle_start_ns)
+	if (!ioq_idling(&cfqd->core))
 		return;
-	idled = ioq_ns_since(now, cfqd->idle_start_ns);
-	trace_mq_cfq_idle_end(cfqd->queue, cfqq->pid, idled);
+	idled = ioq_idle_stop(&cfqd->core, now);
+	trace_mq_cfq_idle_end(cfqd->core.queue, cfqq->client.pid, idled);
 	cfq_charge(cfqd, cfqq, idled);
-	cfqd->idle_start_ns = 0;
-	cfqd->idle_until_ns = 0;
-	hrtimer_try_to_cancel(&cfqd->timer);
-}
-
-static void cfq_arm_timer(struct cfq_data *cfqd, u64 delay_ns)
-{
-	hrtimer_start(&cfqd->timer, ns_to_ktime(delay_ns), HRTIMER_MODE_REL);
 }
 
 static void cfq_start_idling(struct cfq_data *cfqd, u64 now, u64 window)
 {
-	cfqd->idle_start_ns = now;
-	cfqd->idle_until_ns = now + window;
-	trace_mq_cfq_idle_start(cfqd->queue, cfqd->active->pid, window);
-	cfq_arm_timer(cfqd, window);
+	ioq_idle_start(&cfqd->core, now, window);
+	trace_mq_cfq_idle_start(cfqd->core.queue, cfqd->active->client.pid,
+				window);
 }
 
 static void cfq_async_served(struct cfq_data *cfqd,
@@ -565,7 +420,7 @@ static void cfq_async_turn_ended(struct cfq_data *cfqd,
 	if (!cfqq->slice_dispatched)
 		return;
 	cfq_async_served(cfqd, cfqq, now);
-	cfqq->turn_draining = cfqq->in_flight;
+	cfqq->turn_draining = cfqq->client.in_flight;
 }
 
 /* A request of async @cfqq completed: of its last turn, while any is out. */
@@ -587,7 +442,8 @@ static void cfq_expire(struct cfq_data *cfqd, u64 now, enum cfq_expiry why)
 	u64 used = ioq_ns_since(now, cfqq->slice_start_ns);
 
 	cfq_stop_idling(cfqd, now);
-	trace_mq_cfq_slice_expire(cfqd->queue, cfqq->pid, cfqq->sync, used,
+	trace_mq_cfq_slice_expire(cfqd->core.queue, cfqq->client.pid,
+				  cfqq->sync, used,
 				  cfqq->slice_dispatched,
 				  cfq_expiry_names[why]);
 	stats->slices++;
@@ -598,7 +454,7 @@ static void cfq_expire(struct cfq_data *cfqd, u64 now, enum cfq_expiry why)
 	cfqd->active = NULL;
 	if (!ioq_empty(&cfqq->ioq))
 		cfq_add_busy(cfqd, cfqq);
-	cfq_put_queue(cfqq);
+	ioq_put_client(&cfqd->core, &cfqq->client);
 }
 
 /*
@@ -611,7 +467,8 @@ static unsigned long cfq_deadline_margin(const struct cfq_data *cfqd)
 {
 	if (!cfqd->tun.fifo_drain)
 		return 0;
-	return nsecs_to_jiffies(cfqd->in_flight * cfqd->mean_service_ns);
+	return nsecs_to_jiffies(cfqd->core.in_flight *
+				cfqd->core.mean_service_ns);
 }
 
 /*
@@ -656,7 +513,7 @@ static bool cfq_async_starved(const struct cfq_data *cfqd,
 {
 	const struct cfq_tree *tree = &cfqd->trees[cfqq->class];
 
-	return !cfqq->sync && !cfqq->in_flight &&
+	return !cfqq->sync && !cfqq->client.in_flight &&
 	       ioq_request_due(&cfqq->ioq, 0) &&
 	       ioq_ns_since(now, tree->async_served_ns) >=
 			cfq_ms(cfqd->tun.fifo_expire_async);
@@ -731,7 +588,7 @@ static void cfq_activate(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 	cfq_del_busy(cfqd, cfqq);
 	if (!out_of_order)
 		tree->min_vtime = max(tree->min_vtime, cfqq->vtime);
-	cfq_get_queue(cfqq);
+	ioq_get_client(&cfqq->client);
 	cfqd->active = cfqq;
 	cfqq->slice_start_ns = now;
 	cfqq->slice_end_ns = U64_MAX;
@@ -776,7 +633,7 @@ static void cfq_start_slice(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 				       2 * cfq_ms(cfqd->tun.slice_idle)));
 	cfqq->slice_start_ns = now;
 	cfqq->slice_end_ns = now + slice;
-	trace_mq_cfq_slice_start(cfqd->queue, cfqq->pid, cfqq->sync,
+	trace_mq_cfq_slice_start(cfqd->core.queue, cfqq->client.pid, cfqq->sync,
 				 cfq_class_names[cfqq->class], cfqq->vtime,
 				 slice, cfq_turn_names[cfqq->turn]);
 }
@@ -795,7 +652,7 @@ static enum cfq_class cfq_next_class(struct cfq_data *cfqd, u64 now)
 	since = ioq_ns_since(now, cfqd->last_nonidle_ns);
 	if (since >= CFQ_IDLE_GRACE_NS)
 		return CFQ_IDLE;
-	cfq_arm_timer(cfqd, CFQ_IDLE_GRACE_NS - since);
+	ioq_arm_timer(&cfqd->core, CFQ_IDLE_GRACE_NS - since);
 	return CFQ_NR_CLASSES;
 }
 
@@ -861,12 +718,12 @@ static u64 cfq_idle_window(const struct cfq_data *cfqd,
 
 	if (!cfqq->sync || cfqq->class == CFQ_IDLE || !window)
 		return 0;
-	if (!ioq_stats_thinks_within(&cfqq->ioq.stats, window))
+	if (!ioq_stats_thinks_within(&cfqq->client.stats, window))
 		return 0;
 	/* RT comes first on any device: BE waits while RT thinks briefly. */
 	if (cfqq->class == CFQ_RT)
 		return window;
-	if (blk_queue_nonrot(cfqd->queue) && !t->idle_nonrot)
+	if (blk_queue_nonrot(cfqd->core.queue) && !t->idle_nonrot)
 		return 0;
 	if (!cfq_seeky(cfqd, cfqq))
 		return window;
@@ -887,6 +744,7 @@ static u64 cfq_idle_window(const struct cfq_data *cfqd,
  */
 static bool cfq_wait_for_active(struct cfq_data *cfqd, u64 now)
 {
+	const struct ioq_sched *s = &cfqd->core;
 	struct cfq_queue *cfqq = cfqd->active;
 	u64 window;
 
@@ -895,14 +753,14 @@ static bool cfq_wait_for_active(struct cfq_data *cfqd, u64 now)
 	 * process may be sleeping for a tag: its next request cannot come
 	 * while the device waits for it (ata_piix has two tags in all).
 	 */
-	if (cfqd->queued + cfqd->in_flight >= cfqd->queue->nr_requests)
+	if (s->queued + s->in_flight >= s->queue->nr_requests)
 		return false;
-	if (cfqd->idle_start_ns)
-		return now < cfqd->idle_until_ns;
+	if (ioq_idling(s))
+		return now < s->idle_until_ns;
 	window = cfq_idle_window(cfqd, cfqq);
 	if (!window)
 		return false;
-	if (!cfqq->in_flight)
+	if (!cfqq->client.in_flight)
 		cfq_start_idling(cfqd, now, window);
 	return true;
 }
@@ -946,14 +804,14 @@ static bool cfq_may_dispatch(const struct cfq_data *cfqd,
 			     const struct cfq_queue *cfqq, u64 now)
 {
 	unsigned int depth = cfqd->tun.quantum;
-	bool alone = cfqd->queued == cfqq->ioq.queued;
+	bool alone = cfqd->core.queued == cfqq->ioq.queued;
 
 	/* A starved turn is short: no ramp, it is writeback's only chance. */
 	if (!cfqq->sync && !cfq_in_starved_turn(cfqd, cfqq))
 		depth = min(depth, cfq_async_depth(cfqd, now));
 	else if (cfqq->sync && alone)
 		return true;	/* nobody to be fair to */
-	return cfqq->in_flight < depth;
+	return cfqq->client.in_flight < depth;
 }
 
 /* The request @cfqq would dispatch next: an overdue one, or the sweep's. */
@@ -969,84 +827,16 @@ static struct request *cfq_next_request(const struct cfq_data *cfqd,
 	       ioq_next_request(&cfqq->ioq, &sweep);
 }
 
-static unsigned int cfq_unit_of(const struct cfq_data *cfqd,
-				const struct request *rq)
+/* @rq of the active queue or a filler goes to the device: count it. */
+static void cfq_dispatched(struct ioq_sched *s, struct request *rq, u64 now)
 {
-	return ioq_layout_unit(&cfqd->layout, blk_rq_pos(rq));
-}
+	struct cfq_data *cfqd = cfq_of(s);
+	struct cfq_queue *cfqq = rq_cfqq(rq);
 
-static struct cfq_record *cfq_record_of(const struct request *rq)
-{
-	struct cfq_record_set *recs = rq->mq_hctx->sched_data;
-
-	return &recs->rec[rq->internal_tag];
-}
-
-/* Count @rq of @cfqq as sent to the device at @now. */
-static void cfq_account_dispatch(struct cfq_data *cfqd,
-				 struct cfq_queue *cfqq, struct request *rq,
-				 u64 now)
-{
-	struct cfq_record *rec = cfq_record_of(rq);
-	unsigned int unit = cfq_unit_of(cfqd, rq);
-
-	/* Counted twice, it would stay in flight for ever. */
-	if (WARN_ON_ONCE(rec->dispatched))
-		return;
 	cfqq->ioq.head_pos = blk_rq_pos(rq) + blk_rq_sectors(rq);
-	cfqq->in_flight++;
 	cfqq->slice_dispatched++;
-	cfqd->in_flight++;
 	if (cfqq->class != CFQ_IDLE)
 		cfqd->last_nonidle_ns = max(cfqd->last_nonidle_ns, now);
-	cfqd->units[unit].owner = cfqq;
-	cfqd->units[unit].in_flight++;
-	ioq_par_dispatch(&cfqd->par, now);
-	rec->dispatch_ns = now;
-	rec->unit = unit;
-	rec->small = blk_rq_bytes(rq) <= IOQ_PAR_SMALL_BYTES;
-	rec->dispatched = true;
-}
-
-static struct request *cfq_dispatch_from(struct cfq_data *cfqd,
-					 struct cfq_queue *cfqq, u64 now)
-{
-	struct request *rq = cfq_next_request(cfqd, cfqq);
-
-	ioq_del_request(&cfqq->ioq, rq);
-	cfqd->queued--;
-	if (cfqq->on_tree && ioq_empty(&cfqq->ioq))
-		cfq_del_busy(cfqd, cfqq);
-	cfq_account_dispatch(cfqd, cfqq, rq, now);
-	rq->rq_flags |= RQF_STARTED;
-	return rq;
-}
-
-/*
- * A request inserted at the head goes first.  One the driver gave back is
- * counted as dispatched again: on the device, it is in flight.
- */
-static void cfq_dispatch_head(struct cfq_data *cfqd, struct request *rq,
-			      u64 now)
-{
-	list_del_init(&rq->queuelist);
-	if (rq_cfqq(rq))
-		cfq_account_dispatch(cfqd, rq_cfqq(rq), rq, now);
-	rq->rq_flags |= RQF_STARTED;
-}
-
-/*
- * Whether @rq of @cfqq may go to its unit: the unit is @cfqq's, or has
- * nothing in flight and is no longer reserved for the queue it served.
- */
-static bool cfq_unit_free_for(const struct cfq_data *cfqd,
-			      const struct cfq_queue *cfqq,
-			      const struct request *rq, u64 now)
-{
-	const struct cfq_unit *unit = &cfqd->units[cfq_unit_of(cfqd, rq)];
-
-	return unit->owner == cfqq ||
-	       (!unit->in_flight && now >= unit->free_at_ns);
 }
 
 /* Queues of a class looked at for a free unit, in virtual time order. */
@@ -1072,8 +862,8 @@ static struct cfq_queue *cfq_queue_for_free_unit(struct cfq_data *cfqd,
 		if (cfq_async_starved(cfqd, cfqq, now))
 			continue;
 		if (cfq_may_dispatch(cfqd, cfqq, now) &&
-		    cfq_unit_free_for(cfqd, cfqq, cfq_next_request(cfqd, cfqq),
-				      now))
+		    ioq_unit_free_for(&cfqd->core, &cfqq->client,
+				      cfq_next_request(cfqd, cfqq), now))
 			return cfqq;
 	}
 	return NULL;
@@ -1087,11 +877,12 @@ static struct cfq_queue *cfq_queue_for_free_unit(struct cfq_data *cfqd,
  */
 static struct cfq_queue *cfq_fill_queue(struct cfq_data *cfqd, u64 now)
 {
+	struct ioq_sched *s = &cfqd->core;
 	struct cfq_queue *cfqq;
 
-	if (cfqd->layout.chunk_sectors && cfqd->tun.spindles == CFQ_AUTO)
+	if (s->layout.chunk_sectors && s->tun.spindles == IOQ_AUTO)
 		return cfq_queue_for_free_unit(cfqd, now);
-	if (cfqd->in_flight + 1 >= cfq_units(cfqd, now))
+	if (s->in_flight + 1 >= ioq_units(s, now))
 		return NULL;
 	cfqq = cfq_next_queue(cfqd, now);
 	/*
@@ -1136,7 +927,7 @@ static struct cfq_queue *cfq_select_queue(struct cfq_data *cfqd, u64 now)
 		 * submitters, switching the slice after every request cost
 		 * more than the request itself.
 		 */
-		if (blk_queue_nonrot(cfqd->queue) &&
+		if (blk_queue_nonrot(cfqd->core.queue) &&
 		    cfqq->slice_end_ns != U64_MAX) {
 			struct cfq_queue *fill = cfq_fill_queue(cfqd, now);
 
@@ -1151,81 +942,46 @@ static struct cfq_queue *cfq_select_queue(struct cfq_data *cfqd, u64 now)
 	return cfqq;
 }
 
-/*
- * Queue limits can change under the scheduler (a RAID controller's volume
- * rescanned, a disk revalidated, queue/rotational written): take the
- * layout anew before choosing by it.  Requests in flight keep the unit
- * they were counted on; the old layout's reservations are dropped.
- * Most limit updates freeze the queue, and requests are queued here, so
- * the reads do not race with them; a read that races with an update
- * that does not freeze is taken anew at the next dispatch.
- */
-static void cfq_update_layout(struct cfq_data *cfqd)
+/* The policy's choice: the next request, taken off its queue. */
+static struct request *cfq_take_request(struct ioq_sched *s, u64 now)
 {
-	struct request_queue *q = cfqd->queue;
-	unsigned int i;
+	struct cfq_data *cfqd = cfq_of(s);
+	struct cfq_queue *cfqq = cfq_select_queue(cfqd, now);
+	struct request *rq;
 
-	lockdep_assert_held(&cfqd->lock);
-	if (!ioq_layout_update(&cfqd->layout, queue_io_min(q), queue_io_opt(q),
-			       !blk_queue_nonrot(q)))
-		return;
-	for (i = 0; i < ARRAY_SIZE(cfqd->units); i++) {
-		cfqd->units[i].owner = NULL;
-		cfqd->units[i].free_at_ns = 0;
-	}
-}
-
-static struct request *cfq_dispatch_queued(struct cfq_data *cfqd, u64 now)
-{
-	struct cfq_queue *cfqq;
-
-	if (!cfqd->queued)
-		return NULL;
-	cfq_update_layout(cfqd);
-	cfqq = cfq_select_queue(cfqd, now);
 	if (!cfqq || !cfq_may_dispatch(cfqd, cfqq, now))
 		return NULL;
-	return cfq_dispatch_from(cfqd, cfqq, now);
+	rq = cfq_next_request(cfqd, cfqq);
+	ioq_del_request(&cfqq->ioq, rq);
+	if (cfqq->on_tree && ioq_empty(&cfqq->ioq))
+		cfq_del_busy(cfqd, cfqq);
+	return rq;
 }
 
 /*
- * A request of @cfqq on @unit completed.  Once the unit is idle, it stays
- * reserved for @cfqq as long as the queue would be idled for: its next
- * request is likely to continue the run on that unit.
+ * Once a unit of a striped device is idle, it stays reserved for the
+ * non-seeky queue it served as long as the queue would be idled for: its
+ * next request is likely to continue the run on that unit.
  */
-static void cfq_unit_completed(struct cfq_data *cfqd,
-			       const struct cfq_queue *cfqq,
-			       unsigned int unit, u64 now)
+static u64 cfq_unit_hold_ns(struct ioq_sched *s, const struct ioq_client *c)
 {
-	struct cfq_unit *u = &cfqd->units[unit];
+	const struct cfq_data *cfqd = cfq_of(s);
+	const struct cfq_queue *cfqq = cfqq_of(c);
 
-	if (--u->in_flight || !cfqd->layout.chunk_sectors)
-		return;
-	u->free_at_ns = now;
-	if (u->owner == cfqq && !cfq_seeky(cfqd, cfqq))
-		u->free_at_ns += cfq_idle_window(cfqd, cfqq);
+	return cfq_seeky(cfqd, cfqq) ? 0 : cfq_idle_window(cfqd, cfqq);
 }
 
 /*
- * The request of @cfqq that @rec records is back from the device.
- * Returns whether dispatch held back work that may go now.
+ * A request of @c is back after @service_ns of device time: charge it,
+ * start the queue's slice at its first completion.
  */
-static bool cfq_completed(struct cfq_data *cfqd, struct cfq_queue *cfqq,
-			  const struct cfq_record *rec, u64 now)
+static void cfq_completed(struct ioq_sched *s, struct ioq_client *c,
+			  u64 service_ns, u64 now)
 {
-	u64 service = min(ioq_ns_since(now, rec->dispatch_ns),
-			  ioq_ns_since(now, cfqd->last_completion_ns));
-	bool held_back = cfqd->held_back;
+	struct cfq_data *cfqd = cfq_of(s);
+	struct cfq_queue *cfqq = cfqq_of(c);
 
-	cfqd->last_completion_ns = max(cfqd->last_completion_ns, now);
-	cfqd->mean_service_ns = ioq_decay(cfqd->mean_service_ns, service,
-					  &cfqd->service_samples);
-	cfqd->in_flight--;
-	cfqq->in_flight--;
-	cfq_unit_completed(cfqd, cfqq, rec->unit, now);
-	ioq_par_complete(&cfqd->par, now, rec->small);
-	ioq_stats_completion(&cfqq->ioq.stats, now);
-	cfq_charge(cfqd, cfqq, service);
+	cfq_charge(cfqd, cfqq, service_ns);
 	if (cfqq == cfqd->active && cfqq->slice_end_ns == U64_MAX)
 		cfq_start_slice(cfqd, cfqq, now);
 	if (cfqq->sync)
@@ -1235,233 +991,34 @@ static bool cfq_completed(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 		cfq_async_completed(cfqd, cfqq, now);
 	if (cfqq->class != CFQ_IDLE)
 		cfqd->last_nonidle_ns = max(cfqd->last_nonidle_ns, now);
-	cfqd->held_back = false;
-	return held_back;
 }
 
 /*
- * Called with the lock held: the driver gave @rq back unserved, to go
- * through the scheduler again.  Undo the counts of its dispatch: no
- * service to charge, no slice to start, no completion for the estimator
- * (a busy driver would otherwise teach it that one spindle serves several
- * requests at once; the estimator drops its current window instead).  The
- * head position, the unit's owner and the last non-IDLE dispatch stay as
- * they are: the request will be sent there again.
+ * A request of @c came back unserved: it no longer counts against the
+ * active queue's slice.  The head position and the last non-IDLE
+ * dispatch stay as they are: the request will be sent there again.
  */
-static void cfq_undispatch(struct cfq_data *cfqd, struct request *rq, u64 now)
+static void cfq_requeued(struct ioq_sched *s, struct ioq_client *c, u64 now)
 {
-	struct cfq_record *rec = cfq_record_of(rq);
-	struct cfq_queue *cfqq = rq_cfqq(rq);
+	struct cfq_queue *cfqq = cfqq_of(c);
 
-	/*
-	 * A request the driver keeps prepared goes back to the device from
-	 * the hardware queue's dispatch list, not through the scheduler: it
-	 * stays in flight, and its completion accounts for it.
-	 */
-	if (!rec->dispatched || (rq->rq_flags & RQF_DONTPREP))
-		return;
-	cfqd->units[rec->unit].in_flight--;
-	cfqq->in_flight--;
-	cfqd->in_flight--;
-	if (cfqq == cfqd->active && cfqq->slice_dispatched)
+	if (cfqq == cfq_of(s)->active && cfqq->slice_dispatched)
 		cfqq->slice_dispatched--;
-	ioq_par_requeue(&cfqd->par, now);
-	rec->dispatched = false;
-}
-
-/*
- * The request of @cfqq that @rec records is freed, at @now.  Returns
- * whether the queue must be run again for work dispatch held back.
- */
-static bool cfq_request_done(struct cfq_data *cfqd, struct cfq_queue *cfqq,
-			     struct cfq_record *rec, u64 now)
-{
-	bool rerun = false;
-
-	if (rec->dispatched) {
-		rerun = cfq_completed(cfqd, cfqq, rec, now);
-		rec->dispatched = false;
-	}
-	cfq_put_queue(cfqq);
-	return rerun;
-}
-
-static struct request *cfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
-{
-	struct cfq_data *cfqd = hctx->queue->elevator->elevator_data;
-	unsigned long flags;
-	struct request *rq;
-	u64 now;
-
-	spin_lock_irqsave(&cfqd->lock, flags);
-	now = ktime_get_ns();
-	rq = list_first_entry_or_null(&cfqd->dispatch, struct request,
-				      queuelist);
-	if (rq)
-		cfq_dispatch_head(cfqd, rq, now);
-	else
-		rq = cfq_dispatch_queued(cfqd, now);
-	cfqd->held_back = !rq && cfqd->queued;
-	spin_unlock_irqrestore(&cfqd->lock, flags);
-	return rq;
-}
-
-/*
- * Writes and async requests may hold at most three quarters of the
- * scheduler tags.  Otherwise writeback takes them all, a reader cannot
- * even allocate its request, and the scheduler idles for a request that
- * cannot arrive.  The IDLE class, served only once the others leave the
- * disk alone, may hold an eighth: it must not sit on the tags that the
- * others would need to end its wait.  The class is the submitting task's
- * (the allocation does not see the bio): a bio that a cgroup's ioprio
- * policy or a per-I/O priority makes IDLE is not limited here.
- */
-static void cfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
-{
-	struct cfq_data *cfqd = data->q->elevator->elevator_data;
-
-	if (IOPRIO_PRIO_CLASS(get_current_ioprio()) == IOPRIO_CLASS_IDLE)
-		data->shallow_depth = READ_ONCE(cfqd->idle_depth);
-	else if (!op_is_sync(opf) || op_is_write(opf))
-		data->shallow_depth = READ_ONCE(cfqd->async_depth);
-}
-
-/*
- * Records are allocated with GFP_NOIO: the queue is frozen, or being set
- * up, and reclaim must not wait for I/O to it.  @gfp adds to that.
- */
-static struct cfq_record_set *cfq_alloc_records(unsigned int nr, int node,
-						gfp_t gfp)
-{
-	struct cfq_record_set *recs;
-
-	recs = kvzalloc_node(struct_size(recs, rec, nr), GFP_NOIO | gfp, node);
-	if (recs)
-		recs->nr = nr;
-	return recs;
-}
-
-/*
- * Give @hctx the records @recs (NULL: none) and return those it had.  The
- * queue is frozen or not yet running; the lock is for the sched/ debugfs
- * readers, which walk hctx->sched_data under it and whose files exist
- * from before init_hctx to after exit_hctx.
- */
-static struct cfq_record_set *cfq_replace_records(struct cfq_data *cfqd,
-						  struct blk_mq_hw_ctx *hctx,
-						  struct cfq_record_set *recs)
-{
-	struct cfq_record_set *old;
-
-	spin_lock_irq(&cfqd->lock);
-	old = hctx->sched_data;
-	hctx->sched_data = recs;
-	spin_unlock_irq(&cfqd->lock);
-	return old;
-}
-
-/*
- * nr_requests grew beyond the tags @hctx's records were made for: blk-mq
- * gave the hardware queue new tags, with the queue frozen.  Make records
- * for them.  depth_updated cannot fail, and the tags are already given,
- * so this allocation (at most MAX_SCHED_RQ records, 32 KiB) may not fail
- * either.  Shared tags are allocated at their maximum and never grow.
- */
-static void cfq_grow_records(struct cfq_data *cfqd, struct blk_mq_hw_ctx *hctx)
-{
-	struct blk_mq_tags *tags = hctx->sched_tags;
-	struct cfq_record_set *recs = hctx->sched_data;
-
-	if (recs == cfqd->shared_records) {
-		WARN_ON_ONCE(tags->nr_tags > recs->nr);
-		return;
-	}
-	if (tags->nr_tags <= recs->nr)
-		return;
-	recs = cfq_alloc_records(tags->nr_tags, hctx->numa_node, __GFP_NOFAIL);
-	kvfree(cfq_replace_records(cfqd, hctx, recs));
-}
-
-static void cfq_depth_updated(struct blk_mq_hw_ctx *hctx)
-{
-	struct cfq_data *cfqd = hctx->queue->elevator->elevator_data;
-	unsigned int nr;
-
-	cfq_grow_records(cfqd, hctx);
-	/* Called before q->nr_requests changes: the map has the new depth. */
-	nr = hctx->sched_tags->bitmap_tags.sb.depth;
-	WRITE_ONCE(cfqd->async_depth, max(1U, nr * 3 / 4));
-	WRITE_ONCE(cfqd->idle_depth, max(1U, nr / 8));
-	sbitmap_queue_min_shallow_depth(&hctx->sched_tags->bitmap_tags,
-					cfqd->idle_depth);
-}
-
-static int cfq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
-{
-	struct cfq_data *cfqd = hctx->queue->elevator->elevator_data;
-	struct cfq_record_set *recs = cfqd->shared_records;
-
-	if (!recs)
-		recs = cfq_alloc_records(hctx->sched_tags->nr_tags,
-					 hctx->numa_node, __GFP_NOWARN);
-	if (!recs)
-		return -ENOMEM;
-	/* Under the lock: the sched/ debugfs files are already there. */
-	cfq_replace_records(cfqd, hctx, recs);
-	cfq_depth_updated(hctx);
-	return 0;
-}
-
-static void cfq_exit_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
-{
-	struct cfq_data *cfqd = hctx->queue->elevator->elevator_data;
-	struct cfq_record_set *recs = cfq_replace_records(cfqd, hctx, NULL);
-
-	if (recs != cfqd->shared_records)
-		kvfree(recs);
-}
-
-static bool cfq_has_work(struct blk_mq_hw_ctx *hctx)
-{
-	struct cfq_data *cfqd = hctx->queue->elevator->elevator_data;
-
-	return !list_empty_careful(&cfqd->dispatch) || READ_ONCE(cfqd->queued);
 }
 
 /*
  * No merge of requests on insertion: the block layer offers no hook that
- * would keep it within one queue (see cfq_allow_bio_merge()).  A process's
+ * would keep it within one queue (see ioq_allow_merge()).  A process's
  * bios still merge into its queued requests when they are submitted.
  */
-static void cfq_insert_request(struct cfq_data *cfqd, struct request *rq,
-			       blk_insert_t flags, u64 now)
+static void cfq_insert(struct ioq_sched *s, struct request *rq, u64 now)
 {
-	struct ioq_seek_params seek = cfq_seek_params(cfqd);
+	struct cfq_data *cfqd = cfq_of(s);
+	struct cfq_queue *cfqq = rq_cfqq(rq);
 	unsigned int expire_ms = rq_is_sync(rq) ? cfqd->tun.fifo_expire_sync :
 						 cfqd->tun.fifo_expire_async;
-	struct cfq_queue *cfqq;
-	bool was_idle;
 
-	trace_block_rq_insert(rq);
-	if (flags & BLK_MQ_INSERT_AT_HEAD) {
-		list_add(&rq->queuelist, &cfqd->dispatch);
-		return;
-	}
-
-	cfqq = rq_cfqq(rq);
-	/* A requeued request is no news about its process. */
-	if (!cfqq) {
-		cfqq = cfq_queue_for(cfqd, rq);
-		cfq_get_queue(cfqq);
-		rq->elv.priv[0] = cfqq;
-		was_idle = ioq_empty(&cfqq->ioq) && !cfqq->in_flight;
-		ioq_stats_arrival(&cfqq->ioq.stats, now, was_idle);
-		ioq_stats_add_request(&cfqq->ioq.stats, &seek, blk_rq_pos(rq),
-				      blk_rq_bytes(rq));
-	}
 	ioq_add_request(&cfqq->ioq, rq, jiffies + msecs_to_jiffies(expire_ms));
-	cfqd->queued++;
-
 	if (cfqq == cfqd->active)
 		cfq_stop_idling(cfqd, now);
 	else if (!cfqq->on_tree)
@@ -1469,138 +1026,45 @@ static void cfq_insert_request(struct cfq_data *cfqd, struct request *rq,
 	cfq_preempt(cfqd, cfqq, now);
 }
 
-static void cfq_insert_requests(struct blk_mq_hw_ctx *hctx,
-				struct list_head *list, blk_insert_t flags)
+/* The process of @c is gone: nobody will send what idling waits for. */
+static void cfq_exited(struct ioq_sched *s, struct ioq_client *c, u64 now)
 {
-	struct request_queue *q = hctx->queue;
-	struct cfq_data *cfqd = q->elevator->elevator_data;
-	unsigned long irq_flags;
-	u64 now;
+	struct cfq_data *cfqd = cfq_of(s);
+	struct cfq_queue *cfqq = cfqq_of(c);
 
-	spin_lock_irqsave(&cfqd->lock, irq_flags);
-	/* Under the lock: idling and slices started before it are earlier. */
-	now = ktime_get_ns();
-	while (!list_empty(list)) {
-		struct request *rq;
-
-		rq = list_first_entry(list, struct request, queuelist);
-		list_del_init(&rq->queuelist);
-		cfq_insert_request(cfqd, rq, flags, now);
-	}
-	spin_unlock_irqrestore(&cfqd->lock, irq_flags);
-}
-
-static void cfq_prepare_request(struct request *rq)
-{
-	rq->elv.icq = ioc_find_get_icq(rq->q);
-	rq->elv.priv[0] = NULL;
-}
-
-static void cfq_finish_request(struct request *rq)
-{
-	struct cfq_queue *cfqq = rq_cfqq(rq);
-	struct cfq_data *cfqd;
-	unsigned long flags;
-	bool rerun;
-
-	if (rq->elv.icq) {
-		put_io_context(rq->elv.icq->ioc);
-		rq->elv.icq = NULL;
-	}
-	if (!cfqq)
-		return;
-	rq->elv.priv[0] = NULL;
-	cfqd = cfqq->cfqd;
-
-	spin_lock_irqsave(&cfqd->lock, flags);
-	rerun = cfq_request_done(cfqd, cfqq, cfq_record_of(rq), ktime_get_ns());
-	spin_unlock_irqrestore(&cfqd->lock, flags);
-	/* No completion will come to run it for work held back. */
-	if (rerun)
-		blk_mq_run_hw_queues(rq->q, true);
-}
-
-/* The driver gave @rq back; it will be inserted again. */
-static void cfq_requeue_request(struct request *rq)
-{
-	struct cfq_queue *cfqq = rq_cfqq(rq);
-	unsigned long flags;
-
-	if (!cfqq)
-		return;
-	spin_lock_irqsave(&cfqq->cfqd->lock, flags);
-	cfq_undispatch(cfqq->cfqd, rq, ktime_get_ns());
-	spin_unlock_irqrestore(&cfqq->cfqd->lock, flags);
-}
-
-static enum hrtimer_restart cfq_timer_fn(struct hrtimer *timer)
-{
-	struct cfq_data *cfqd = container_of(timer, struct cfq_data, timer);
-
-	/* The dispatch path decides what the end of the wait means. */
-	blk_mq_run_hw_queues(cfqd->queue, true);
-	return HRTIMER_NORESTART;
-}
-
-static void cfq_exit_icq(struct io_cq *icq)
-{
-	struct cfq_io_cq *cic = icq_to_cic(icq);
-	struct cfq_queue *cfqq = cic->sync_queue;
-	struct cfq_data *cfqd;
-	unsigned long flags;
-
-	if (!cfqq)
-		return;
-	cfqd = cfqq->cfqd;
-	spin_lock_irqsave(&cfqd->lock, flags);
-	cic->sync_queue = NULL;
-	/* Nobody is left to send the request idling would wait for. */
 	if (cfqd->active == cfqq && ioq_empty(&cfqq->ioq))
-		cfq_expire(cfqd, ktime_get_ns(), CFQ_EXPIRED_EXIT);
-	cfq_put_queue(cfqq);
-	spin_unlock_irqrestore(&cfqd->lock, flags);
+		cfq_expire(cfqd, now, CFQ_EXPIRED_EXIT);
 }
 
 /*
- * The queue @bio of the current process would join: its sync queue (set
- * by cfq_bio_merge(); NULL before its first request), or the async queue
- * of its ioprio.
+ * The queue @bio of the current process would join: its sync queue (the
+ * core's merge client; NULL before its first request), or the async
+ * queue of its ioprio.  A bio joins only a request of that queue, as in
+ * CFQ: otherwise a sync write could also wait behind async writeback.
  */
-static struct cfq_queue *cfq_bio_queue(struct cfq_data *cfqd,
-				       struct bio *bio)
+static struct ioq_client *cfq_bio_client(struct ioq_sched *s,
+					 struct bio *bio)
 {
+	struct cfq_data *cfqd = cfq_of(s);
 	unsigned short ioprio = bio_prio(bio);
+	enum cfq_class class = cfq_class_of(ioprio);
 
-	lockdep_assert_held(&cfqd->lock);
+	lockdep_assert_held(&s->lock);
 	if (op_is_sync(bio->bi_opf))
-		return cfqd->merge_queue;
-	return &cfqd->async_queues[cfq_class_of(ioprio)][cfq_level_of(ioprio)];
-}
-
-/*
- * A bio joins only a request of its own queue, as in CFQ: otherwise one
- * process's I/O would be served in another's slice and charged to it, and
- * a sync write could wait behind async writeback.
- */
-static bool cfq_allow_bio_merge(struct request_queue *q, struct request *rq,
-				struct bio *bio)
-{
-	struct cfq_data *cfqd = q->elevator->elevator_data;
-
-	return rq_cfqq(rq) && rq_cfqq(rq) == cfq_bio_queue(cfqd, bio);
+		return s->merge_client;
+	return &cfqd->async_queues[class][cfq_level_of(ioprio)].client;
 }
 
 /* Front merges: look in the bio's own queue. */
 static int cfq_request_merge(struct request_queue *q, struct request **rq,
 			     struct bio *bio)
 {
-	struct cfq_data *cfqd = q->elevator->elevator_data;
-	struct cfq_queue *cfqq = cfq_bio_queue(cfqd, bio);
+	struct ioq_client *c = cfq_bio_client(q->elevator->elevator_data, bio);
 	struct request *found;
 
-	if (!cfqq)
+	if (!c)
 		return ELEVATOR_NO_MERGE;
-	found = ioq_front_merge_candidate(&cfqq->ioq, bio);
+	found = ioq_front_merge_candidate(&cfqq_of(c)->ioq, bio);
 	if (!found)
 		return ELEVATOR_NO_MERGE;
 	*rq = found;
@@ -1619,66 +1083,19 @@ static void cfq_request_merged(struct request_queue *q, struct request *rq,
 	}
 }
 
-static void cfq_requests_merged(struct request_queue *q, struct request *rq,
-				struct request *next)
+/* @next left its queue, merged into @rq. */
+static void cfq_merged(struct ioq_sched *s, struct request *rq,
+		       struct request *next)
 {
-	struct cfq_data *cfqd = q->elevator->elevator_data;
 	struct cfq_queue *cfqq = rq_cfqq(next);
 
-	lockdep_assert_held(&cfqd->lock);
-	if (!cfqq)
-		return;
 	/* Only neighbours in one queue's sort order merge (next_request). */
 	if (WARN_ON_ONCE(rq_cfqq(rq) != cfqq))
 		ioq_del_request(&cfqq->ioq, next);
 	else
 		ioq_merged_requests(&cfqq->ioq, rq, next);
-	cfqd->queued--;
 	if (cfqq->on_tree && ioq_empty(&cfqq->ioq))
-		cfq_del_busy(cfqd, cfqq);
-}
-
-/*
- * The icq of the current task on @q, from the lookup hint the block layer
- * keeps or else its tree: icqs are freed after an RCU grace period, so
- * under rcu_read_lock() this needs no queue_lock, which ioc_lookup_icq()
- * takes for every bio.  Without it, no sync bio of the task may merge.
- */
-static struct io_cq *cfq_current_icq(struct request_queue *q)
-{
-	struct io_context *ioc = current->io_context;
-	struct io_cq *icq;
-
-	if (!ioc)
-		return NULL;
-	icq = rcu_dereference(ioc->icq_hint);
-	if (!icq || icq->q != q)
-		icq = radix_tree_lookup(&ioc->icq_tree, q->id);
-	return icq && icq->q == q ? icq : NULL;
-}
-
-static bool cfq_bio_merge(struct request_queue *q, struct bio *bio,
-			  unsigned int nr_segs)
-{
-	struct cfq_data *cfqd = q->elevator->elevator_data;
-	unsigned long flags;
-	struct request *free = NULL;
-	struct io_cq *icq;
-	bool merged;
-
-	rcu_read_lock();
-	icq = cfq_current_icq(q);
-	spin_lock_irqsave(&cfqd->lock, flags);
-	/* exit_icq() clears sync_queue under cfqd->lock */
-	cfqd->merge_queue = icq ? icq_to_cic(icq)->sync_queue : NULL;
-	merged = blk_mq_sched_try_merge(q, bio, nr_segs, &free);
-	cfqd->merge_queue = NULL;
-	spin_unlock_irqrestore(&cfqd->lock, flags);
-	rcu_read_unlock();
-
-	if (free)
-		blk_mq_free_request(free);
-	return merged;
+		cfq_del_busy(cfq_of(s), cfqq);
 }
 
 static const struct cfq_tunables cfq_defaults = {
@@ -1697,10 +1114,20 @@ static const struct cfq_tunables cfq_defaults = {
 	.prio_aging_expire = 10000,
 	.low_latency = 1,
 	.idle_nonrot = 0,
-	.seek_distance = CFQ_AUTO,
-	.seek_min_size = CFQ_AUTO,
-	.seeky_requests = 4,
-	.spindles = CFQ_AUTO,
+};
+
+static const struct ioq_policy_ops cfq_policy_ops = {
+	.client_of	= cfq_client_of,
+	.insert		= cfq_insert,
+	.next_request	= cfq_take_request,
+	.dispatched	= cfq_dispatched,
+	.completed	= cfq_completed,
+	.requeued	= cfq_requeued,
+	.merged		= cfq_merged,
+	.exited		= cfq_exited,
+	.bio_client	= cfq_bio_client,
+	.unit_hold_ns	= cfq_unit_hold_ns,
+	.free_client	= cfq_free_client,
 };
 
 /* Set up a zeroed @cfqd to schedule @q with the default tunables. */
@@ -1708,22 +1135,15 @@ static void cfq_init_data(struct cfq_data *cfqd, struct request_queue *q)
 {
 	int class, level;
 
-	spin_lock_init(&cfqd->lock);
-	cfqd->queue = q;
+	ioq_sched_init(&cfqd->core, q, &cfq_policy_ops);
 	cfqd->tun = cfq_defaults;
-	INIT_LIST_HEAD(&cfqd->dispatch);
 	for (class = 0; class < CFQ_NR_CLASSES; class++) {
 		cfqd->trees[class].root = RB_ROOT_CACHED;
 		for (level = 0; level < IOPRIO_NR_LEVELS; level++)
-			cfq_init_queue(cfqd, &cfqd->async_queues[class][level],
-				       false, class, level);
+			cfq_init_queue(&cfqd->async_queues[class][level], false,
+				       class, level);
 	}
-	cfq_init_queue(cfqd, &cfqd->oom_queue, true, CFQ_BE, IOPRIO_BE_NORM);
-	ioq_par_init(&cfqd->par);
-	ioq_layout_init(&cfqd->layout, queue_io_min(q), queue_io_opt(q),
-			!blk_queue_nonrot(q));
-	hrtimer_init(&cfqd->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	cfqd->timer.function = cfq_timer_fn;
+	cfq_init_queue(&cfqd->oom_queue, true, CFQ_BE, IOPRIO_BE_NORM);
 }
 
 static int cfq_init_sched(struct request_queue *q, struct elevator_type *e)
@@ -1739,19 +1159,8 @@ static int cfq_init_sched(struct request_queue *q, struct elevator_type *e)
 		kobject_put(&eq->kobj);
 		return -ENOMEM;
 	}
-	/* Tags unique across the queue: one record each, not per hw queue. */
-	if (blk_mq_is_shared_tags(q->tag_set->flags)) {
-		cfqd->shared_records =
-			cfq_alloc_records(q->sched_shared_tags->nr_tags,
-					  q->node, __GFP_NOWARN);
-		if (!cfqd->shared_records) {
-			kfree(cfqd);
-			kobject_put(&eq->kobj);
-			return -ENOMEM;
-		}
-	}
-	eq->elevator_data = cfqd;
 	cfq_init_data(cfqd, q);
+	eq->elevator_data = &cfqd->core;
 
 	/* Dispatch from the request queue as a whole, not per hw queue. */
 	blk_queue_flag_set(QUEUE_FLAG_SQ_SCHED, q);
@@ -1767,108 +1176,49 @@ static int cfq_init_sched(struct request_queue *q, struct elevator_type *e)
 
 static void cfq_exit_sched(struct elevator_queue *e)
 {
-	struct cfq_data *cfqd = e->elevator_data;
+	struct cfq_data *cfqd = cfq_of(e->elevator_data);
 
-	hrtimer_cancel(&cfqd->timer);
-	spin_lock_irq(&cfqd->lock);
+	ioq_sched_stop(&cfqd->core);
+	spin_lock_irq(&cfqd->core.lock);
 	if (cfqd->active)
 		cfq_expire(cfqd, ktime_get_ns(), CFQ_EXPIRED_EXIT);
-	/* Frozen: every request was freed, none is on the device. */
-	WARN_ON_ONCE(cfqd->queued || !list_empty(&cfqd->dispatch) ||
-		     cfqd->in_flight);
-	spin_unlock_irq(&cfqd->lock);
+	spin_unlock_irq(&cfqd->core.lock);
+	ioq_sched_exit(&cfqd->core);
 	clear_bit(ELEVATOR_FLAG_DISABLE_WBT, &e->flags);
-	wbt_enable_default(cfqd->queue->disk);
-	kvfree(cfqd->shared_records);
+	wbt_enable_default(cfqd->core.queue->disk);
 	kfree(cfqd);
 }
 
 /*
- * Tunables under queue/iosched/.  Each is declared once, with its limits,
- * by CFQ_TUNABLE() below, which also makes its sysfs show and store
- * functions; cfq_attrs[] then names it, and a tunable missing there
- * leaves its functions unused, which the compiler reports.  Values
- * outside [min, max] are refused with -EINVAL and the old value stays;
- * "auto" is accepted where the scheduler can decide by itself.
+ * Tunables under queue/iosched/, and the core's (blk-ioq.h declares
+ * theirs).  Each is declared once, with its limits, by CFQ_TUNABLE()
+ * below, which also makes its sysfs show and store functions; cfq_attrs[]
+ * then names it, and a tunable missing there leaves its functions unused,
+ * which the compiler reports.
  */
-struct cfq_tunable {
-	size_t offset;
-	unsigned int min, max;
-	bool has_auto;
-};
+#define CFQ_TUNABLE(field, lo, hi)					\
+	IOQ_TUNABLE(cfq_##field, struct cfq_data, tun.field, lo, hi, false)
 
-static unsigned int *cfq_tunable_ptr(struct cfq_data *cfqd,
-				     const struct cfq_tunable *t)
-{
-	return (unsigned int *)((char *)&cfqd->tun + t->offset);
-}
-
-static ssize_t cfq_tunable_show(struct elevator_queue *e, char *page,
-				const struct cfq_tunable *t)
-{
-	struct cfq_data *cfqd = e->elevator_data;
-	unsigned int value = READ_ONCE(*cfq_tunable_ptr(cfqd, t));
-
-	if (value == CFQ_AUTO)
-		return sysfs_emit(page, "auto\n");
-	return sysfs_emit(page, "%u\n", value);
-}
-
-static ssize_t cfq_tunable_store(struct elevator_queue *e, const char *page,
-				 size_t count, const struct cfq_tunable *t)
-{
-	struct cfq_data *cfqd = e->elevator_data;
-	unsigned long flags;
-	unsigned int value;
-
-	if (t->has_auto && sysfs_streq(page, "auto"))
-		value = CFQ_AUTO;
-	else if (kstrtouint(page, 10, &value) ||
-		 value < t->min || value > t->max)
-		return -EINVAL;
-
-	spin_lock_irqsave(&cfqd->lock, flags);
-	*cfq_tunable_ptr(cfqd, t) = value;
-	spin_unlock_irqrestore(&cfqd->lock, flags);
-	return count;
-}
-
-/* A tunable: its field, minimum, maximum, whether "auto" is accepted. */
-#define CFQ_TUNABLE(field, lo, hi, auto_ok)				\
-static const struct cfq_tunable cfq_tunable_##field = {		\
-	.offset = offsetof(struct cfq_tunables, field),			\
-	.min = lo, .max = hi, .has_auto = auto_ok,			\
-};									\
-static ssize_t cfq_##field##_show(struct elevator_queue *e, char *page)	\
-{									\
-	return cfq_tunable_show(e, page, &cfq_tunable_##field);	\
-}									\
-static ssize_t cfq_##field##_store(struct elevator_queue *e,		\
-				   const char *page, size_t count)	\
-{									\
-	return cfq_tunable_store(e, page, count, &cfq_tunable_##field);	\
-}
-
-CFQ_TUNABLE(slice_idle, 0, 1000, false);
-CFQ_TUNABLE(slice_sync, 1, 10000, false);
-CFQ_TUNABLE(slice_async, 1, 10000, false);
-CFQ_TUNABLE(slice_async_rq, 1, 1024, false);
-CFQ_TUNABLE(quantum, 1, 1024, false);
-CFQ_TUNABLE(fifo_expire_sync, 1, 60000, false);
-CFQ_TUNABLE(fifo_expire_async, 1, 60000, false);
-CFQ_TUNABLE(fifo_drain, 0, 1, false);
-CFQ_TUNABLE(back_seek_max, 0, 1 << 30, false);
-CFQ_TUNABLE(back_seek_penalty, 1, 1000, false);
-CFQ_TUNABLE(group_idle, 0, 1000, false);
-CFQ_TUNABLE(target_latency, 1, 10000, false);
-CFQ_TUNABLE(prio_aging_expire, 1, 600000, false);
-CFQ_TUNABLE(low_latency, 0, 1, false);
-CFQ_TUNABLE(idle_nonrot, 0, 1, false);
-CFQ_TUNABLE(seek_distance, 0, 1 << 30, true);
-CFQ_TUNABLE(seek_min_size, 0, 1 << 20, true);
-CFQ_TUNABLE(seeky_requests, 0, IOQ_SEEK_HISTORY, false);
-CFQ_TUNABLE(spindles, 1, IOQ_PAR_MAX_UNITS, true);
+CFQ_TUNABLE(slice_idle, 0, 1000);
+CFQ_TUNABLE(slice_sync, 1, 10000);
+CFQ_TUNABLE(slice_async, 1, 10000);
+CFQ_TUNABLE(slice_async_rq, 1, 1024);
+CFQ_TUNABLE(quantum, 1, 1024);
+CFQ_TUNABLE(fifo_expire_sync, 1, 60000);
+CFQ_TUNABLE(fifo_expire_async, 1, 60000);
+CFQ_TUNABLE(fifo_drain, 0, 1);
+CFQ_TUNABLE(back_seek_max, 0, 1 << 30);
+CFQ_TUNABLE(back_seek_penalty, 1, 1000);
+CFQ_TUNABLE(group_idle, 0, 1000);
+CFQ_TUNABLE(target_latency, 1, 10000);
+CFQ_TUNABLE(prio_aging_expire, 1, 600000);
+CFQ_TUNABLE(low_latency, 0, 1);
+CFQ_TUNABLE(idle_nonrot, 0, 1);
 #undef CFQ_TUNABLE
+IOQ_SEEK_DISTANCE_TUNABLE(cfq, struct cfq_data);
+IOQ_SEEK_MIN_SIZE_TUNABLE(cfq, struct cfq_data);
+IOQ_SEEKY_REQUESTS_TUNABLE(cfq, struct cfq_data);
+IOQ_SPINDLES_TUNABLE(cfq, struct cfq_data);
 
 #define CFQ_ATTR(field)							\
 	__ATTR(field, 0644, cfq_##field##_show, cfq_##field##_store)
@@ -1902,77 +1252,60 @@ static void cfq_show_queue(struct seq_file *m, struct cfq_data *cfqd,
 			   struct cfq_queue *cfqq)
 {
 	seq_printf(m, "pid %d %s %s/%u vtime %llu queued %u in_flight %u seeky %d think_us %llu mean_bytes %u\n",
-		   cfqq->pid, cfqq->sync ? "sync" : "async",
+		   cfqq->client.pid, cfqq->sync ? "sync" : "async",
 		   cfq_class_names[cfqq->class], cfqq->level, cfqq->vtime,
-		   cfqq->ioq.queued, cfqq->in_flight, cfq_seeky(cfqd, cfqq),
-		   div_u64(cfqq->ioq.stats.think_time_ns, NSEC_PER_USEC),
-		   cfqq->ioq.stats.mean_bytes);
+		   cfqq->ioq.queued, cfqq->client.in_flight,
+		   cfq_seeky(cfqd, cfqq),
+		   div_u64(cfqq->client.stats.think_time_ns, NSEC_PER_USEC),
+		   cfqq->client.stats.mean_bytes);
 }
 
 static int cfq_active_show(void *data, struct seq_file *m)
 {
 	struct request_queue *q = data;
-	struct cfq_data *cfqd = q->elevator->elevator_data;
+	struct cfq_data *cfqd = cfq_of(q->elevator->elevator_data);
 	unsigned long flags;
-	u64 now = ktime_get_ns();
+	u64 now;
 
-	spin_lock_irqsave(&cfqd->lock, flags);
+	spin_lock_irqsave(&cfqd->core.lock, flags);
+	now = ktime_get_ns();
 	if (cfqd->active) {
 		cfq_show_queue(m, cfqd, cfqd->active);
 		seq_printf(m, "slice_left_us %lld idling %d\n",
 			   div_s64((s64)(cfqd->active->slice_end_ns - now),
 				   NSEC_PER_USEC),
-			   cfqd->idle_start_ns != 0);
+			   ioq_idling(&cfqd->core));
 	}
-	spin_unlock_irqrestore(&cfqd->lock, flags);
+	spin_unlock_irqrestore(&cfqd->core.lock, flags);
 	return 0;
 }
 
 static int cfq_busy_queues_show(void *data, struct seq_file *m)
 {
 	struct request_queue *q = data;
-	struct cfq_data *cfqd = q->elevator->elevator_data;
+	struct cfq_data *cfqd = cfq_of(q->elevator->elevator_data);
 	unsigned long flags;
 	struct rb_node *node;
 	int class;
 
-	spin_lock_irqsave(&cfqd->lock, flags);
+	spin_lock_irqsave(&cfqd->core.lock, flags);
 	for (class = 0; class < CFQ_NR_CLASSES; class++)
 		for (node = rb_first_cached(&cfqd->trees[class].root); node;
 		     node = rb_next(node))
 			cfq_show_queue(m, cfqd, rb_entry(node, struct cfq_queue,
 							 tree_node));
-	spin_unlock_irqrestore(&cfqd->lock, flags);
-	return 0;
-}
-
-static int cfq_estimator_show(void *data, struct seq_file *m)
-{
-	struct request_queue *q = data;
-	struct cfq_data *cfqd = q->elevator->elevator_data;
-	unsigned long flags;
-	const struct ioq_par_est *par = &cfqd->par;
-
-	spin_lock_irqsave(&cfqd->lock, flags);
-	seq_printf(m, "units %u\nforced %d\nlayout_chunk_bytes %u\nshallow_iops %llu\nshallow_windows %u\ndeep_iops %llu\ndeep_windows %u\nin_flight %u\n",
-		   cfq_units(cfqd, ktime_get_ns()),
-		   cfqd->tun.spindles != CFQ_AUTO,
-		   cfqd->layout.chunk_sectors << SECTOR_SHIFT,
-		   par->shallow_rate >> IOQ_DECAY_SHIFT, par->shallow_windows,
-		   par->deep_rate >> IOQ_DECAY_SHIFT, par->deep_windows,
-		   cfqd->in_flight);
-	spin_unlock_irqrestore(&cfqd->lock, flags);
+	spin_unlock_irqrestore(&cfqd->core.lock, flags);
 	return 0;
 }
 
 static int cfq_slices_show(void *data, struct seq_file *m)
 {
 	struct request_queue *q = data;
-	struct cfq_data *cfqd = q->elevator->elevator_data;
+	struct cfq_data *cfqd = cfq_of(q->elevator->elevator_data);
 	unsigned long flags;
 	int sync, why;
 
-	spin_lock_irqsave(&cfqd->lock, flags);
+	spin_lock_irqsave(&cfqd->core.lock, flags);
 	for (sync = 1; sync >= 0; sync--)
 		for (why = 0; why < CFQ_NR_EXPIRIES; why++) {
 			const struct cfq_expiry_stats *st =
@@ -1984,75 +1317,45 @@ static int cfq_slices_show(void *data, struct seq_file *m)
 				   div_u64(st->used_ns, NSEC_PER_MSEC),
 				   st->dispatched);
 		}
-	spin_unlock_irqrestore(&cfqd->lock, flags);
-	return 0;
-}
-
-/*
- * The records of requests on the device: how many tag spaces have them
- * (one when the hardware queues share their tags), and how many records
- * and bytes of them in all.
- */
-static int cfq_records_show(void *data, struct seq_file *m)
-{
-	struct request_queue *q = data;
-	struct cfq_data *cfqd = q->elevator->elevator_data;
-	struct cfq_record_set *shared = cfqd->shared_records;
-	unsigned int spaces = !!shared, nr = shared ? shared->nr : 0;
-	struct blk_mq_hw_ctx *hctx;
-	unsigned long flags, i;
-
-	spin_lock_irqsave(&cfqd->lock, flags);
-	queue_for_each_hw_ctx(q, hctx, i) {
-		struct cfq_record_set *recs = hctx->sched_data;
-
-		if (recs && recs != shared) {
-			spaces++;
-			nr += recs->nr;
-		}
-	}
-	seq_printf(m, "tag_spaces %u\nrecords %u\nbytes %zu\n", spaces, nr,
-		   spaces * sizeof(struct cfq_record_set) +
-		   nr * sizeof(struct cfq_record));
-	spin_unlock_irqrestore(&cfqd->lock, flags);
+	spin_unlock_irqrestore(&cfqd->core.lock, flags);
 	return 0;
 }
 
 static const struct blk_mq_debugfs_attr cfq_queue_debugfs_attrs[] = {
 	{"active", 0400, cfq_active_show},
 	{"busy_queues", 0400, cfq_busy_queues_show},
-	{"estimator", 0400, cfq_estimator_show},
-	{"records", 0400, cfq_records_show},
 	{"slices", 0400, cfq_slices_show},
+	{"estimator", 0400, ioq_estimator_show},
+	{"records", 0400, ioq_records_show},
 	{},
 };
 #endif
 
 static struct elevator_type mq_cfq = {
 	.ops = {
-		.depth_updated		= cfq_depth_updated,
-		.init_hctx		= cfq_init_hctx,
-		.exit_hctx		= cfq_exit_hctx,
-		.limit_depth		= cfq_limit_depth,
-		.allow_merge		= cfq_allow_bio_merge,
-		.bio_merge		= cfq_bio_merge,
+		.depth_updated		= ioq_depth_updated,
+		.init_hctx		= ioq_init_hctx,
+		.exit_hctx		= ioq_exit_hctx,
+		.limit_depth		= ioq_limit_depth,
+		.allow_merge		= ioq_allow_merge,
+		.bio_merge		= ioq_bio_merge,
 		.request_merge		= cfq_request_merge,
 		.request_merged		= cfq_request_merged,
-		.requests_merged	= cfq_requests_merged,
-		.prepare_request	= cfq_prepare_request,
-		.finish_request		= cfq_finish_request,
-		.requeue_request	= cfq_requeue_request,
-		.insert_requests	= cfq_insert_requests,
-		.dispatch_request	= cfq_dispatch_request,
-		.has_work		= cfq_has_work,
-		.next_request		= elv_rb_latter_request,
-		.former_request		= elv_rb_former_request,
-		.exit_icq		= cfq_exit_icq,
+		.requests_merged	= ioq_requests_merged,
+		.prepare_request	= ioq_prepare_request,
+		.finish_request		= ioq_finish_request,
+		.requeue_request	= ioq_requeue_request,
+		.insert_requests	= ioq_insert_requests,
+		.dispatch_request	= ioq_dispatch_request,
+		.has_work		= ioq_has_work,
+		.next_request		= ioq_latter_request,
+		.former_request		= ioq_former_request,
+		.exit_icq		= ioq_exit_icq,
 		.init_sched		= cfq_init_sched,
 		.exit_sched		= cfq_exit_sched,
 	},
-	.icq_size = sizeof(struct cfq_io_cq),
-	.icq_align = __alignof__(struct cfq_io_cq),
+	.icq_size = sizeof(struct ioq_icq),
+	.icq_align = __alignof__(struct ioq_icq),
 #ifdef CONFIG_BLK_DEBUG_FS
 	.queue_debugfs_attrs = cfq_queue_debugfs_attrs,
 #endif

@@ -60,6 +60,7 @@ built_schedulers()
 	grep -q '^CONFIG_MQ_IOSCHED_KYBER=y' "$config" && list+=,kyber
 	grep -q '^CONFIG_IOSCHED_BFQ=y' "$config" && list+=,bfq
 	grep -q '^CONFIG_MQ_IOSCHED_CFQ=y' "$config" && list+=,mq-cfq
+	grep -q '^CONFIG_MQ_IOSCHED_AS=y' "$config" && list+=,mq-as
 	echo "$list"
 }
 

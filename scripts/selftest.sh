@@ -4,7 +4,9 @@
 # named iosched kselftests (names as in selftests/iosched/Makefile, e.g.
 # "mq_cfq_ioprio mq_cfq_depth.sh"), in one boot with disk kind DISK
 # (default scsi); KERNEL_IMAGE boots another bzImage instead of the one
-# built. Ends with "N passed, N failed", as make test does.
+# built; APPEND adds to the guest kernel's command line (e.g.
+# "elevator.rotational=mq-as" for default_scheduler.sh). Ends with
+# "N passed, N failed", as make test does.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/scripts/qemu-lib.sh"
 . "$TOP/scripts/test-lib.sh"
@@ -25,7 +27,7 @@ steps=1
 prepare_guest
 next_step "kselftests ${tests[*]} on $kind ($(accel))${KERNEL_IMAGE:+, kernel $KERNEL_IMAGE}"
 only=$(IFS=,; echo "${tests[*]}")
-guest_verdict "selftest-$kind" test 2400 "kunit.enable=0 iosched.only_tests=$only" "$kind"
+guest_verdict "selftest-$kind" test 2400 "kunit.enable=0 iosched.only_tests=$only ${APPEND:-}" "$kind"
 count_tap "$kind" "$LOGS/selftest-$kind.tap"
 grep -E '^ *(not ok|ok) |^ *# ' "$LOGS/selftest-$kind.tap" >&2 || true
 print_summary

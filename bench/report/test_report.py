@@ -556,6 +556,38 @@ class Targets(unittest.TestCase):
             dbench_records(names), "mq-deadline")), [])
 
 
+class AnticipatoryTargets(unittest.TestCase):
+    """mq-as's targets (A): judged when it ran, in the same way."""
+
+    def test_judged_when_mq_as_ran(self):
+        records = writers_records() + list(target_records(
+            "seed004-writers", None,
+            {"mq-as": {"gap_max_ms": 450, "reader_kbps": 40,
+                       "writer_kbps": 97000}}))
+        result = targets_of(records)[("A16", "hdd")]
+        verdicts = [(c["metric"], c["verdict"]) for c in result["checks"]]
+        # 40 KB/s is 0.4x bfq's 100: short of 0.5x.
+        self.assertEqual(verdicts, [("gap_max_ms", "met"),
+                                    ("reader_kbps", "missed"),
+                                    ("writer_kbps", "met")])
+        self.assertEqual(result["verdict"], "missed")
+
+    def test_not_judged_without_mq_as(self):
+        self.assertNotIn(("A16", "hdd"), targets_of(writers_records()))
+
+    def test_total_against_the_best_stock_total(self):
+        means = {name: {"reader_kbps": 1000, "total_kbps": total}
+                 for name, total in (("none", 9000), ("mq-deadline", 10000),
+                                     ("kyber", 9500), ("bfq", 8000),
+                                     ("bfq-lowlat0", 8500),
+                                     ("mq-as", 9600))}
+        result = targets_of(list(target_records("seed003-dd", None, means)))
+        total = [c for c in result[("A15", "hdd")]["checks"]
+                 if c["metric"] == "total_kbps"]
+        # 9600 is 0.96x mq-deadline's 10000: short of 0.97x.
+        self.assertEqual([c["verdict"] for c in total], ["missed"])
+
+
 class TargetsReport(unittest.TestCase):
     """The verdicts in report.md, summary.json and on stdout."""
 
@@ -728,6 +760,18 @@ class ReadaheadCounters(unittest.TestCase):
         self.assertEqual(metrics["ra_window_shrink"], 30)
         self.assertTrue(report.is_lower_better("ra_thrash"))
         self.assertTrue(report.is_lower_better("workingset_refault_file"))
+
+    def test_readers_beside_writers_give_a_total(self):
+        fio = {"jobs": [
+            {"jobname": "reader", "read": {"io_bytes": 4096, "bw": 300,
+                                           "lat_ns": {}}},
+            {"jobname": "writer", "write": {"io_bytes": 4096, "bw": 700,
+                                            "lat_ns": {}}}]}
+        metrics = collect.metrics_of("dd-read-write", json.dumps(fio))
+        self.assertEqual(metrics["total_kbps"], 1000)
+        del fio["jobs"][1]
+        self.assertNotIn("total_kbps", collect.metrics_of(
+            "dd-read-write", json.dumps(fio)))
 
     def test_cached_rereads_give_system_cpu_per_gib(self):
         clone = {"jobname": "reader", "sys_cpu": 25.0, "job_runtime": 4000,

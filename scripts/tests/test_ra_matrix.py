@@ -12,10 +12,16 @@ MATRIX = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
                       'ra-matrix.sh')
 
 
+# What the caller's environment may set that the script refuses: a test
+# sets them itself ("make test DEBUG=1" exports DEBUG).
+REFUSED = ('DEBUG', 'KERNEL_IMAGE')
+
+
 def matrix(function, **knobs):
     """Run @function of ra-matrix.sh, sourced; the completed process."""
+    env = {k: v for k, v in os.environ.items() if k not in REFUSED}
     return subprocess.run(['bash', '-c', f'. "{MATRIX}"; ' + function],
-                          env=dict(os.environ, **knobs),
+                          env=dict(env, **knobs),
                           capture_output=True, text=True, check=False)
 
 

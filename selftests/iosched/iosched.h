@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -119,6 +120,53 @@ static inline int iosched_list(const char *disk,
 		snprintf(names[nr++], IOSCHED_NAME_LEN, "%s", tok);
 	}
 	return nr;
+}
+
+/*
+ * Whether @disk lists scheduler @name, and the active one in @active.
+ * Returns 1 (listed), 0 (not listed) or -errno.
+ */
+static inline int iosched_available(const char *disk, const char *name,
+				    char *active)
+{
+	char names[IOSCHED_MAX][IOSCHED_NAME_LEN];
+	int nr, i;
+
+	nr = iosched_list(disk, names, active);
+	if (nr < 0)
+		return nr;
+	for (i = 0; i < nr; i++)
+		if (!strcmp(names[i], name))
+			return 1;
+	return 0;
+}
+
+/*
+ * The disk under test (IOSCHED_DISK) of a fixture for scheduler @name:
+ * the disk's name into @disk, its active scheduler into @initial.
+ * Returns 1 if @name can run on it, 0 if the test is to be skipped, -1 on
+ * error; @why says which.
+ */
+static inline int iosched_test_disk(char *disk, size_t len, char *initial,
+				    const char *name, const char **why)
+{
+	const char *env = getenv("IOSCHED_DISK");
+	static char missing[IOSCHED_NAME_LEN + 32];
+	int ret;
+
+	if (!env || !*env) {
+		*why = "IOSCHED_DISK names no disk";
+		return 0;
+	}
+	snprintf(disk, len, "%s", env);
+	ret = iosched_available(disk, name, initial);
+	if (ret < 0) {
+		*why = "cannot read the schedulers of the disk";
+	} else if (!ret) {
+		snprintf(missing, sizeof(missing), "the kernel has no %s", name);
+		*why = missing;
+	}
+	return ret < 0 ? -1 : ret;
 }
 
 /* Make @name the scheduler of @disk; returns 0 or -errno. */

@@ -21,46 +21,11 @@
 #define CFQ_NAME	"mq-cfq"
 #define CFQ_NAME_LEN	IOSCHED_NAME_LEN
 
-/*
- * Whether the disk lists mq-cfq, and the active scheduler in @active.
- * Returns 1 (listed), 0 (not listed) or -errno.
- */
-static inline int cfq_available(const char *disk, char *active)
-{
-	char names[IOSCHED_MAX][IOSCHED_NAME_LEN];
-	int nr, i;
-
-	nr = iosched_list(disk, names, active);
-	if (nr < 0)
-		return nr;
-	for (i = 0; i < nr; i++)
-		if (!strcmp(names[i], CFQ_NAME))
-			return 1;
-	return 0;
-}
-
-/*
- * The disk under test (IOSCHED_DISK) of an mq-cfq fixture: its name into
- * @disk, its active scheduler into @initial. Returns 1 if mq-cfq can run
- * on it, 0 if the test is to be skipped, -1 on error; @why says which.
- */
+/* The disk under test of an mq-cfq fixture: see iosched_test_disk(). */
 static inline int cfq_test_disk(char *disk, size_t len, char *initial,
 				const char **why)
 {
-	const char *name = getenv("IOSCHED_DISK");
-	int ret;
-
-	if (!name || !*name) {
-		*why = "IOSCHED_DISK names no disk";
-		return 0;
-	}
-	snprintf(disk, len, "%s", name);
-	ret = cfq_available(disk, initial);
-	if (ret < 0)
-		*why = "cannot read the schedulers of the disk";
-	else if (!ret)
-		*why = "the kernel has no " CFQ_NAME " (CONFIG_MQ_IOSCHED_CFQ)";
-	return ret < 0 ? -1 : ret;
+	return iosched_test_disk(disk, len, initial, CFQ_NAME, why);
 }
 
 static inline double cfq_now(void)

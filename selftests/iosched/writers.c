@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Four buffered writers and a reader share the disk under mq-cfq (the
- * workload of seeds/004, where one writer was locked out for seconds):
- * every process finishes within a deadline, none waits for a single
- * write() or read() longer than mq-cfq's bounds allow (see HOST_SLACK),
- * and the kernel's hung-task detector, set to a short timeout for the
- * run, reports no task blocked (an fsync or a flusher waiting on a
- * request that is not served).
+ * Four buffered writers and a reader share the disk under mq-cfq, and
+ * again under mq-as (the workload of seeds/004, where one writer was
+ * locked out for seconds): every process finishes within a deadline, none
+ * waits for a single write() or read() longer than the scheduler's bounds
+ * allow (see HOST_SLACK), and the kernel's hung-task detector, set to a
+ * short timeout for the run, reports no task blocked (an fsync or a
+ * flusher waiting on a request that is not served).
  * mq-cfq's debugfs "slices" must show slices given to sync queues (the
  * reader, fsync) and to the async queue of background writeback.
  *
@@ -15,9 +15,11 @@
  * fsync it; the reader does random 4 KiB O_DIRECT reads in a region of
  * its own until the writers are done.  A second test runs a streaming
  * reader instead (sequential 1 MiB O_DIRECT reads, seeds/003) beside
- * writers that do not fsync, with a deadline of 1 ms for its reads: the
- * reader must still let every async slice run to its end, so no async
- * slice may end "overdue".
+ * writers that do not fsync.  Under mq-cfq, with a deadline of 1 ms for
+ * its reads, the reader must still let every async slice run to its end,
+ * so no async slice may end "overdue"; under mq-as, it is a reader worth
+ * waiting for, and debugfs "antic" must show waits that its next read
+ * ended.
  *
  * Environment: IOSCHED_DISK, the disk under test (e.g. "sda").
  */
@@ -45,9 +47,11 @@
 
 /*
  * A lockout is a call that waits far longer than the scheduler lets any
- * queue wait, at this host's speed.  The bound is in mq-cfq's terms:
+ * queue wait, at this host's speed.  The bound is
  *
  *	HOST_SLACK * (the scheduler's wait + the device's work)
+ *
+ * and the scheduler's wait is in its own terms; mq-cfq's:
  *
  * A writer's write() is throttled until writeback cleans pages: writeback
  * waits at most fifo_expire_async and the slice then running (slice_sync
@@ -62,7 +66,19 @@
  * most for one round of the other queues, each writer's sync queue
  * (fsync) and the async one taking a slice or starved turn (the longest
  * of slice_sync, slice_async, fifo_expire_sync and 2 * slice_idle), and
- * an idle window.  The device then holds at most a writer's megabyte (one
+ * an idle window.
+ *
+ * mq-as's: writeback waits for the read batch to end (read_batch_expire)
+ * and one anticipation window; a read, sync like the writers' fsync,
+ * waits for a write batch (write_batch_expire: mq-as sizes write batches
+ * in requests so that reads wait about that long, the writes still on
+ * the device included), and then, in the sweep of a read batch, at most
+ * that batch, and one window.  This bound on a read
+ * is the test's, not one mq-as promises: late reads go first one per
+ * read_expire, so a read behind late fsync writes may wait about two of
+ * them (2 * read_expire).
+ *
+ * Either way, the device then holds at most a writer's megabyte (one
  * mean write() call) and the reads before it: DRAIN_CALLS of the reader's
  * mean read, measured with the disk to itself before the writers start,
  * so that a reader starved on every read cannot raise its own bound.
@@ -115,8 +131,12 @@ struct run {
 	struct worker w[WRITERS + 1];	/* the writers, then the reader */
 };
 
-/* mq-cfq's share of the lockout bounds, in ms (see HOST_SLACK). */
-struct cfq_waits {
+/* The scheduler's share of the lockout bounds, in ms (see HOST_SLACK). */
+struct sched_waits;
+/* The scheduler's waits on a disk; -1 if its tunables cannot be read. */
+typedef int (*waits_fn)(const char *disk, struct sched_waits *waits);
+
+struct sched_waits {
 	double writer;		/* a write() waits for writeback's turn */
 	double reader;		/* a read waits for its turn */
 	double alone_read;	/* the reader's mean read, disk to itself */
@@ -129,8 +149,8 @@ struct sysctl_value {
 };
 
 FIXTURE(writers) {
-	char disk[CFQ_NAME_LEN];
-	char initial[CFQ_NAME_LEN];
+	char disk[IOSCHED_NAME_LEN];
+	char initial[IOSCHED_NAME_LEN];
 	char dev[PATH_MAX];
 	unsigned long long bytes;
 	struct run *run;
@@ -143,6 +163,22 @@ static void sysctl_path(char *path, size_t len, const char *name)
 {
 	snprintf(path, len, HUNG_SYSCTL "%s", name);
 }
+
+/*
+ * The scheduler under test: its waits (see HOST_SLACK), what it must show
+ * of the shares it gave, and how it is set up for, and must have served,
+ * a streaming reader.
+ */
+FIXTURE_VARIANT(writers) {
+	const char *scheduler;
+	waits_fn waits;
+	void (*check_shares)(struct __test_metadata *_metadata,
+			     const char *disk);
+	void (*prepare_streaming)(struct __test_metadata *_metadata,
+				  const char *disk);
+	void (*check_streaming)(struct __test_metadata *_metadata,
+				const char *disk);
+};
 
 FIXTURE_SETUP(writers)
 {
@@ -157,7 +193,8 @@ FIXTURE_SETUP(writers)
 	int fd, ret;
 
 	self->kmsg = -1;
-	ret = cfq_test_disk(self->disk, sizeof(self->disk), self->initial, &why);
+	ret = iosched_test_disk(self->disk, sizeof(self->disk), self->initial,
+				variant->scheduler, &why);
 	ASSERT_LE(0, ret) TH_LOG("%s", why);
 	if (!ret)
 		SKIP(return, "%s", why);
@@ -172,7 +209,7 @@ FIXTURE_SETUP(writers)
 		       self->dev);
 
 	ASSERT_EQ(0, iosched_select(self->disk, "none"));
-	ASSERT_EQ(0, iosched_select(self->disk, CFQ_NAME));
+	ASSERT_EQ(0, iosched_select(self->disk, variant->scheduler));
 
 	self->run = mmap(NULL, sizeof(*self->run), PROT_READ | PROT_WRITE,
 			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -401,6 +438,17 @@ static int hung_reports(struct __test_metadata *_metadata, int kmsg)
 	return found;
 }
 
+/* Open debugfs file sched/@name of @disk; NULL if it cannot be. */
+static FILE *open_sched_file(const char *disk, const char *name)
+{
+	char path[PATH_MAX];
+
+	if (access(DEBUGFS "/block", F_OK))
+		mount("debugfs", DEBUGFS, "debugfs", 0, NULL);
+	snprintf(path, sizeof(path), DEBUGFS "/block/%s/sched/%s", disk, name);
+	return fopen(path, "r");
+}
+
 /*
  * The slices of @kind ("sync" or "async") that mq-cfq has ended since it
  * was selected, for @reason or (NULL) any, from its debugfs "slices";
@@ -410,14 +458,10 @@ static long long slices_ended(const char *disk, const char *kind,
 			      const char *reason)
 {
 	unsigned long long slices, used_ms, dispatched;
-	char path[PATH_MAX], k[8], r[16];
+	FILE *f = open_sched_file(disk, "slices");
 	long long total = 0;
-	FILE *f;
+	char k[8], r[16];
 
-	if (access(DEBUGFS "/block", F_OK))
-		mount("debugfs", DEBUGFS, "debugfs", 0, NULL);
-	snprintf(path, sizeof(path), DEBUGFS "/block/%s/sched/slices", disk);
-	f = fopen(path, "r");
 	if (!f)
 		return -1;
 	while (fscanf(f, "%7s %15s slices %llu used_ms %llu dispatched %llu",
@@ -426,6 +470,34 @@ static long long slices_ended(const char *disk, const char *kind,
 			total += slices;
 	fclose(f);
 	return total;
+}
+
+/*
+ * The number on line "@name <number>" of mq-as's debugfs file @file
+ * ("antic": how often anticipation ended or was not started for a
+ * reason; "batch": the batch's state); -1 if it cannot be read.
+ */
+static long long as_debugfs_value(const char *disk, const char *file,
+				  const char *name)
+{
+	FILE *f = open_sched_file(disk, file);
+	unsigned long long value;
+	long long found = -1;
+	char line[64], n[32];
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%31s %llu", n, &value) == 2 &&
+		    !strcmp(n, name))
+			found = value;
+	fclose(f);
+	return found;
+}
+
+static long long antic_count(const char *disk, const char *reason)
+{
+	return as_debugfs_value(disk, "antic", reason);
 }
 
 /* The mean call of workers @first to @last, in ms (0: no calls). */
@@ -442,13 +514,8 @@ static double mean_call_ms(const struct worker *w, int first, int last)
 	return calls ? in_calls * 1e3 / calls : 0;
 }
 
-/*
- * mq-cfq's waits on @disk and the reader's mean read alone, before the
- * workers start.  Returns -1 (with @why) if one cannot be had.
- */
-static int cfq_waits(const struct run *run, const char *disk, const char *dev,
-		     unsigned long long bytes, struct cfq_waits *waits,
-		     const char **why)
+/* mq-cfq's waits on @disk; -1 if its tunables cannot be read. */
+static int cfq_waits(const char *disk, struct sched_waits *waits)
 {
 	double fifo_async = cfq_tunable_ms(disk, "fifo_expire_async");
 	double fifo_sync = cfq_tunable_ms(disk, "fifo_expire_sync");
@@ -461,12 +528,42 @@ static int cfq_waits(const struct run *run, const char *disk, const char *dev,
 	double turn = cfq_larger(cfq_larger(slice_sync, slice_async),
 				 cfq_larger(fifo_sync, 2 * slice_idle));
 
-	*why = "cannot read the tunables of " CFQ_NAME;
 	if (fifo_async < 0 || fifo_sync < 0 || slice_sync < 0 ||
 	    slice_async < 0 || slice_idle < 0 || group_idle < 0)
 		return -1;
 	waits->writer = fifo_async + slice_sync + idle;
 	waits->reader = fifo_sync + (WRITERS + 1) * turn + idle;
+	return 0;
+}
+
+/* mq-as's waits on @disk; -1 if its tunables cannot be read. */
+static int as_waits(const char *disk, struct sched_waits *waits)
+{
+	double read_expire = cfq_tunable_ms(disk, "read_expire");
+	double read_batch = cfq_tunable_ms(disk, "read_batch_expire");
+	double write_batch = cfq_tunable_ms(disk, "write_batch_expire");
+	double antic = cfq_tunable_ms(disk, "antic_expire");
+
+	if (read_expire < 0 || read_batch < 0 || write_batch < 0 || antic < 0)
+		return -1;
+	waits->writer = read_batch + antic;
+	/* A late read waits for the next look at the deadlines, too. */
+	waits->reader = write_batch + read_batch + 2 * read_expire + antic;
+	return 0;
+}
+
+/*
+ * The scheduler's waits on @disk and the reader's mean read alone,
+ * before the workers start.  Returns -1 (with @why) if one cannot be had.
+ */
+static int sched_waits(waits_fn scheduler_waits, const struct run *run,
+		       const char *disk, const char *dev,
+		       unsigned long long bytes, struct sched_waits *waits,
+		       const char **why)
+{
+	*why = "cannot read the tunables of the scheduler";
+	if (scheduler_waits(disk, waits))
+		return -1;
 	waits->alone_read = alone_read_ms(run, dev, bytes);
 	*why = "the reader's reads fail with the disk to itself";
 	return waits->alone_read < 0 ? -1 : 0;
@@ -474,9 +571,9 @@ static int cfq_waits(const struct run *run, const char *disk, const char *dev,
 
 /*
  * The longest a single call may take, in ms, for the writers (@writer)
- * and for the reader, in mq-cfq's terms (see HOST_SLACK).
+ * and for the reader, in the scheduler's terms (see HOST_SLACK).
  */
-static void lockout_bounds(const struct cfq_waits *waits,
+static void lockout_bounds(const struct sched_waits *waits,
 			   const struct worker *w, double *writer,
 			   double *reader)
 {
@@ -491,17 +588,19 @@ static void lockout_bounds(const struct cfq_waits *waits,
  * Start the writers and the reader on @dev of @bytes, wait for them and
  * check that each finished without being locked out.
  */
-static void run_workers(struct __test_metadata *_metadata, struct run *run,
+static void run_workers(struct __test_metadata *_metadata,
+			waits_fn scheduler_waits, struct run *run,
 			const char *disk, const char *dev,
 			unsigned long long bytes)
 {
 	double start, writer_ms, reader_ms;
-	struct cfq_waits waits;
+	struct sched_waits waits;
 	const char *why;
 	int i, finished;
 	pid_t pid;
 
-	ASSERT_EQ(0, cfq_waits(run, disk, dev, bytes, &waits, &why))
+	ASSERT_EQ(0, sched_waits(scheduler_waits, run, disk, dev, bytes, &waits,
+				 &why))
 		TH_LOG("%s on %s", why, disk);
 	start = cfq_now();
 	for (i = 0; i <= WRITERS; i++) {
@@ -541,14 +640,13 @@ static void run_workers(struct __test_metadata *_metadata, struct run *run,
 		       WRITERS + 1, FINISH_S);
 }
 
-TEST_F_TIMEOUT(writers, writers_and_reader_finish, FINISH_S + 30)
+/* mq-cfq gave slices to sync queues and to background writeback. */
+static void cfq_check_shares(struct __test_metadata *_metadata,
+			     const char *disk)
 {
-	long long sync_slices, async_slices;
+	long long sync_slices = slices_ended(disk, "sync", NULL);
+	long long async_slices = slices_ended(disk, "async", NULL);
 
-	run_workers(_metadata, self->run, self->disk, self->dev, self->bytes);
-
-	sync_slices = slices_ended(self->disk, "sync", NULL);
-	async_slices = slices_ended(self->disk, "async", NULL);
 	EXPECT_LE(0, sync_slices)
 		TH_LOG("cannot read mq-cfq's debugfs slices (CONFIG_BLK_DEBUG_FS)");
 	TH_LOG("slices given: %lld sync, %lld async", sync_slices,
@@ -557,6 +655,102 @@ TEST_F_TIMEOUT(writers, writers_and_reader_finish, FINISH_S + 30)
 		TH_LOG("no sync queue (the reader, fsync) was given a slice");
 	EXPECT_LT(0, async_slices)
 		TH_LOG("background writeback was never given a slice");
+}
+
+/* What mq-as's anticipation did, for the log. */
+static void as_check_shares(struct __test_metadata *_metadata,
+			    const char *disk)
+{
+	EXPECT_LE(0, antic_count(disk, "timeout"))
+		TH_LOG("cannot read mq-as's debugfs antic (CONFIG_BLK_DEBUG_FS)");
+	TH_LOG("waits ended by the read: %lld, by the window: %lld",
+	       antic_count(disk, "arrived"), antic_count(disk, "timeout"));
+	TH_LOG("waits not started: %lld (think time), %lld (seek)",
+	       antic_count(disk, "thinks"), antic_count(disk, "seeks"));
+	TH_LOG("a write batch's count at the end: %lld requests",
+	       as_debugfs_value(disk, "batch", "write_batch_count"));
+}
+
+/*
+ * Only a seeky reader may cut an async slice short; a streaming one waits
+ * for the slice to end (the writer's share next to dd, seeds/003).  The
+ * test disks are fast, so the reader's deadline is made the shortest
+ * there is: any async slice it could cut, it would.
+ */
+static void cfq_prepare_streaming(struct __test_metadata *_metadata,
+				  const char *disk)
+{
+	char path[PATH_MAX];
+
+	iosched_tunable_path(disk, "fifo_expire_sync", path, sizeof(path));
+	ASSERT_EQ(0, iosched_write_str(path, "1"));
+}
+
+static void cfq_check_streaming(struct __test_metadata *_metadata,
+				const char *disk)
+{
+	long long async_slices = slices_ended(disk, "async", NULL);
+	long long overdue = slices_ended(disk, "async", "overdue");
+
+	ASSERT_LE(0, async_slices)
+		TH_LOG("cannot read mq-cfq's debugfs slices (CONFIG_BLK_DEBUG_FS)");
+	TH_LOG("async slices: %lld, %lld of them cut short as overdue",
+	       async_slices, overdue);
+	EXPECT_LT(0, async_slices)
+		TH_LOG("background writeback was never given a slice");
+	EXPECT_EQ(0, overdue)
+		TH_LOG("the streaming reader cut async slices short");
+}
+
+/*
+ * mq-as waits only on a disk it takes for one spindle; the test's disk
+ * may be flash, or measured as several units: say it is one.
+ */
+static void as_prepare_streaming(struct __test_metadata *_metadata,
+				 const char *disk)
+{
+	char path[PATH_MAX];
+
+	iosched_tunable_path(disk, "antic_nonrot", path, sizeof(path));
+	ASSERT_EQ(0, iosched_write_str(path, "1"));
+	iosched_tunable_path(disk, "spindles", path, sizeof(path));
+	ASSERT_EQ(0, iosched_write_str(path, "1"));
+}
+
+/* A streaming reader sends its next read in time: mq-as waited for it. */
+static void as_check_streaming(struct __test_metadata *_metadata,
+			       const char *disk)
+{
+	long long arrived = antic_count(disk, "arrived");
+
+	as_check_shares(_metadata, disk);
+	ASSERT_LE(0, arrived)
+		TH_LOG("cannot read mq-as's debugfs antic (CONFIG_BLK_DEBUG_FS)");
+	EXPECT_LT(0, arrived)
+		TH_LOG("mq-as never waited for the streaming reader's next read");
+}
+
+FIXTURE_VARIANT_ADD(writers, mq_cfq) {
+	.scheduler = "mq-cfq",
+	.waits = cfq_waits,
+	.check_shares = cfq_check_shares,
+	.prepare_streaming = cfq_prepare_streaming,
+	.check_streaming = cfq_check_streaming,
+};
+
+FIXTURE_VARIANT_ADD(writers, mq_as) {
+	.scheduler = "mq-as",
+	.waits = as_waits,
+	.check_shares = as_check_shares,
+	.prepare_streaming = as_prepare_streaming,
+	.check_streaming = as_check_streaming,
+};
+
+TEST_F_TIMEOUT(writers, writers_and_reader_finish, FINISH_S + 30)
+{
+	run_workers(_metadata, variant->waits, self->run, self->disk,
+		    self->dev, self->bytes);
+	variant->check_shares(_metadata, self->disk);
 
 	if (!self->hung_detector) {
 		/* Do not let a skip hide a failure above. */
@@ -571,42 +765,24 @@ TEST_F_TIMEOUT(writers, writers_and_reader_finish, FINISH_S + 30)
 		TH_LOG("the hung-task detector reported blocked tasks");
 }
 
-/*
- * Only a seeky reader may cut an async slice short; a streaming one waits
- * for the slice to end (the writer's share next to dd, seeds/003).  The
- * test disks are fast, so the reader's deadline is made the shortest
- * there is: any async slice it could cut, it would.
- */
-TEST_F_TIMEOUT(writers, streaming_reader_leaves_async_slices_whole,
-	       FINISH_S + 30)
+/* A streaming reader beside writers that leave their data to writeback. */
+TEST_F_TIMEOUT(writers, streaming_reader, FINISH_S + 30)
 {
-	long long async_slices, overdue;
-	char path[PATH_MAX];
 	int hold;
 
-	iosched_tunable_path(self->disk, "fifo_expire_sync", path, sizeof(path));
-	ASSERT_EQ(0, iosched_write_str(path, "1"));
+	variant->prepare_streaming(_metadata, self->disk);
 	/*
 	 * The last close of the disk writes its dirty pages back from the
 	 * closing process (sync_blockdev()): seeky sync writes, which may
-	 * cut async slices.  Keep it open until the slices are counted.
+	 * cut async slices.  Keep it open until the counts are read.
 	 */
 	hold = open(self->dev, O_RDONLY);
 	ASSERT_LE(0, hold);
 	self->run->streaming = true;
-	run_workers(_metadata, self->run, self->disk, self->dev, self->bytes);
-
-	async_slices = slices_ended(self->disk, "async", NULL);
-	overdue = slices_ended(self->disk, "async", "overdue");
+	run_workers(_metadata, variant->waits, self->run, self->disk,
+		    self->dev, self->bytes);
+	variant->check_streaming(_metadata, self->disk);
 	close(hold);
-	ASSERT_LE(0, async_slices)
-		TH_LOG("cannot read mq-cfq's debugfs slices (CONFIG_BLK_DEBUG_FS)");
-	TH_LOG("async slices: %lld, %lld of them cut short as overdue",
-	       async_slices, overdue);
-	EXPECT_LT(0, async_slices)
-		TH_LOG("background writeback was never given a slice");
-	EXPECT_EQ(0, overdue)
-		TH_LOG("the streaming reader cut async slices short");
 }
 
 TEST_HARNESS_MAIN

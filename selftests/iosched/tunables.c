@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The tunables of mq-cfq under /sys/block/<disk>/queue/iosched/: each one
- * exists, starts at its documented default, accepts its minimum, its
- * maximum and (where the scheduler can decide by itself) "auto", and
- * refuses anything else with EINVAL while keeping the value it had.
+ * The tunables of the schedulers built on blk-ioq (mq-cfq, mq-as) under
+ * /sys/block/<disk>/queue/iosched/: each one exists, starts at its
+ * documented default, accepts its minimum, its maximum and (where the
+ * scheduler can decide by itself) "auto", and refuses anything else with
+ * EINVAL while keeping the value it had.
  *
- * The table below mirrors cfq_tunable_table and cfq_defaults in
- * block/mq-cfq-iosched.c; a tunable added there without a line here
+ * The tables below mirror the tunables and defaults declared in
+ * block/mq-cfq-iosched.c, block/mq-as-iosched.c and, for the ones both
+ * share, block/blk-ioq.c; a tunable added there without a line here
  * fails "table_matches_sysfs".
  *
  * Environment: IOSCHED_DISK, the disk under test (e.g. "sda").
@@ -14,9 +16,9 @@
 #include <dirent.h>
 
 #include "../kselftest_harness.h"
-#include "mq_cfq.h"
+#include "iosched.h"
 
-/* The kernel's value for "auto" (CFQ_AUTO); it must not be writable. */
+/* The kernel's value for "auto" (IOQ_AUTO); it must not be writable. */
 #define AUTO	UINT_MAX
 
 struct tunable {
@@ -26,7 +28,7 @@ struct tunable {
 	unsigned int def;	/* AUTO: shows "auto" */
 };
 
-static const struct tunable tunables[] = {
+static const struct tunable cfq_tunables[] = {
 	/* name              min  max      auto   default */
 	{ "slice_idle",        0, 1000,    false, 8 },
 	{ "slice_sync",        1, 10000,   false, 100 },
@@ -43,9 +45,22 @@ static const struct tunable tunables[] = {
 	{ "prio_aging_expire", 1, 600000,  false, 10000 },
 	{ "low_latency",       0, 1,       false, 1 },
 	{ "idle_nonrot",       0, 1,       false, 0 },
+	/* blk-ioq's, beside mq-cfq's */
 	{ "seek_distance",     0, 1 << 30, true,  AUTO },
 	{ "seek_min_size",     0, 1 << 20, true,  AUTO },
 	{ "seeky_requests",    0, 32,      false, 4 },
+	{ "spindles",          1, 64,      true,  AUTO },
+};
+
+static const struct tunable as_tunables[] = {
+	/* name              min  max      auto   default */
+	{ "read_expire",       1, 60000,   false, 125 },
+	{ "write_expire",      1, 60000,   false, 250 },
+	{ "read_batch_expire", 1, 60000,   false, 500 },
+	{ "write_batch_expire", 1, 60000,  false, 125 },
+	{ "antic_expire",      0, 1000,    false, 6 },
+	{ "antic_nonrot",      0, 1,       false, 0 },
+	/* blk-ioq's, beside mq-as's */
 	{ "spindles",          1, 64,      true,  AUTO },
 };
 
@@ -59,8 +74,26 @@ static const char * const always_bad[] = {
 };
 
 FIXTURE(tunables) {
-	char disk[CFQ_NAME_LEN];
-	char initial[CFQ_NAME_LEN];
+	char disk[IOSCHED_NAME_LEN];
+	char initial[IOSCHED_NAME_LEN];
+};
+
+FIXTURE_VARIANT(tunables) {
+	const char *scheduler;
+	const struct tunable *table;
+	unsigned int count;
+};
+
+FIXTURE_VARIANT_ADD(tunables, mq_cfq) {
+	.scheduler = "mq-cfq",
+	.table = cfq_tunables,
+	.count = ARRAY_SIZE(cfq_tunables),
+};
+
+FIXTURE_VARIANT_ADD(tunables, mq_as) {
+	.scheduler = "mq-as",
+	.table = as_tunables,
+	.count = ARRAY_SIZE(as_tunables),
 };
 
 FIXTURE_SETUP(tunables)
@@ -68,13 +101,14 @@ FIXTURE_SETUP(tunables)
 	const char *why;
 	int ret;
 
-	ret = cfq_test_disk(self->disk, sizeof(self->disk), self->initial, &why);
+	ret = iosched_test_disk(self->disk, sizeof(self->disk), self->initial,
+				variant->scheduler, &why);
 	ASSERT_LE(0, ret) TH_LOG("%s", why);
 	if (!ret)
 		SKIP(return, "%s", why);
-	/* Through "none", so that mq-cfq starts with its defaults. */
+	/* Through "none", so that the scheduler starts with its defaults. */
 	ASSERT_EQ(0, iosched_select(self->disk, "none"));
-	ASSERT_EQ(0, iosched_select(self->disk, CFQ_NAME));
+	ASSERT_EQ(0, iosched_select(self->disk, variant->scheduler));
 }
 
 FIXTURE_TEARDOWN(tunables)
@@ -111,13 +145,14 @@ static int write_tunable(const char *disk, const struct tunable *t,
 	return iosched_write_str(path, val);
 }
 
-static const struct tunable *tunable_named(const char *name)
+static const struct tunable *tunable_named(const struct tunable *table,
+					   unsigned int count, const char *name)
 {
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(tunables); i++)
-		if (!strcmp(tunables[i].name, name))
-			return &tunables[i];
+	for (i = 0; i < count; i++)
+		if (!strcmp(table[i].name, name))
+			return &table[i];
 	return NULL;
 }
 
@@ -135,13 +170,14 @@ TEST_F(tunables, table_matches_sysfs)
 	while ((de = readdir(dir))) {
 		if (de->d_name[0] == '.')
 			continue;
-		EXPECT_NE(NULL, tunable_named(de->d_name))
+		EXPECT_NE(NULL, tunable_named(variant->table, variant->count,
+					      de->d_name))
 			TH_LOG("%s has %s, which this test does not know",
 			       path, de->d_name);
 	}
 	closedir(dir);
-	for (i = 0; i < ARRAY_SIZE(tunables); i++) {
-		const struct tunable *t = &tunables[i];
+	for (i = 0; i < variant->count; i++) {
+		const struct tunable *t = &variant->table[i];
 
 		EXPECT_EQ(0, read_tunable(self->disk, t, val, sizeof(val)))
 			TH_LOG("%s/%s is missing", path, t->name);
@@ -153,8 +189,8 @@ TEST_F(tunables, start_at_defaults)
 	char want[32], got[64];
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(tunables); i++) {
-		const struct tunable *t = &tunables[i];
+	for (i = 0; i < variant->count; i++) {
+		const struct tunable *t = &variant->table[i];
 
 		format_value(want, sizeof(want), t->def);
 		ASSERT_EQ(0, read_tunable(self->disk, t, got, sizeof(got)));
@@ -168,8 +204,8 @@ TEST_F(tunables, accept_min_max_auto)
 	char val[32], got[64];
 	unsigned int i, v;
 
-	for (i = 0; i < ARRAY_SIZE(tunables); i++) {
-		const struct tunable *t = &tunables[i];
+	for (i = 0; i < variant->count; i++) {
+		const struct tunable *t = &variant->table[i];
 		const unsigned int good[] = {
 			t->min, t->max, t->min + (t->max - t->min) / 2,
 			t->has_auto ? AUTO : t->min,
@@ -217,8 +253,8 @@ TEST_F(tunables, refuse_bad_input)
 	char known[32], bad[32];
 	unsigned int i, b;
 
-	for (i = 0; i < ARRAY_SIZE(tunables); i++) {
-		const struct tunable *t = &tunables[i];
+	for (i = 0; i < variant->count; i++) {
+		const struct tunable *t = &variant->table[i];
 
 		/* 0/1 switches have no value strictly inside the range. */
 		format_value(known, sizeof(known),

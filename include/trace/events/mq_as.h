@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM mq_as
+
+#if !defined(_TRACE_MQ_AS_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _TRACE_MQ_AS_H
+
+#include <linux/blkdev.h>
+#include <linux/tracepoint.h>
+
+#define MQ_AS_NAME_LEN	12
+
+/* The device is held for process pid's next request, for window_ns. */
+TRACE_EVENT(mq_as_antic_start,
+	    TP_PROTO(struct request_queue *q, pid_t pid, u64 window_ns),
+	    TP_ARGS(q, pid, window_ns),
+	    TP_STRUCT__entry(__field(dev_t, dev)
+			     __field(pid_t, pid)
+			     __field(u64, window_ns)),
+	    TP_fast_assign(__entry->dev = disk_devt(q->disk);
+			   __entry->pid = pid;
+			   __entry->window_ns = window_ns),
+	    TP_printk("%d,%d pid=%d window_ns=%llu", MAJOR(__entry->dev),
+		      MINOR(__entry->dev), __entry->pid, __entry->window_ns)
+);
+
+/*
+ * Anticipation of process pid ended after waited_ns (0 if its window had
+ * not opened), and why: arrived, close, timeout, exited or bypass.
+ */
+TRACE_EVENT(mq_as_antic_end,
+	    TP_PROTO(struct request_queue *q, pid_t pid, u64 waited_ns,
+		     const char *reason),
+	    TP_ARGS(q, pid, waited_ns, reason),
+	    TP_STRUCT__entry(__field(dev_t, dev)
+			     __field(pid_t, pid)
+			     __field(u64, waited_ns)
+			     __array(char, reason, MQ_AS_NAME_LEN)),
+	    TP_fast_assign(__entry->dev = disk_devt(q->disk);
+			   __entry->pid = pid;
+			   __entry->waited_ns = waited_ns;
+			   strscpy(__entry->reason, reason,
+				   sizeof(__entry->reason))),
+	    TP_printk("%d,%d pid=%d waited_ns=%llu reason=%s",
+		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->pid,
+		      __entry->waited_ns, __entry->reason)
+);
+
+#endif /* _TRACE_MQ_AS_H */
+
+/* This part must be outside protection */
+#include <trace/define_trace.h>
