@@ -394,6 +394,24 @@ static void as_test_writes_get_their_batch(struct kunit *test)
 	KUNIT_EXPECT_GT(test, ad->antic_count[AS_ANTIC_ARRIVED], 100);
 }
 
+/*
+ * @read, of a process that thinks too long to be waited for, goes at
+ * 1 ms with @write queued beside it; at 2 ms there is nothing more to
+ * read, and the write batch is chosen: it waits for the read.
+ */
+static void as_test_write_batch_chosen(struct kunit *test,
+				       struct request *read,
+				       struct request *write)
+{
+	struct as_data *ad = test->priv;
+
+	as_test_insert(ad, read, IOQ_TEST_MS);
+	as_test_insert(ad, write, IOQ_TEST_MS);
+	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, IOQ_TEST_MS), read);
+	KUNIT_EXPECT_NULL(test, as_test_dispatch(ad, 2 * IOQ_TEST_MS));
+	KUNIT_EXPECT_EQ(test, ad->batch, AS_ASYNC);
+}
+
 /* A new direction waits until the last batch's requests are back. */
 static void as_test_batch_starts_drained(struct kunit *test)
 {
@@ -402,12 +420,7 @@ static void as_test_batch_starts_drained(struct kunit *test)
 	struct request *read = as_test_rq(test, reader, AS_TEST_POS);
 	struct request *write = as_test_rq(test, NULL, AS_TEST_POS + AS_TEST_FAR);
 
-	as_test_insert(ad, read, IOQ_TEST_MS);
-	as_test_insert(ad, write, IOQ_TEST_MS);
-	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, IOQ_TEST_MS), read);
-	/* Nothing more to read, and the reader thinks too long to wait. */
-	KUNIT_EXPECT_NULL(test, as_test_dispatch(ad, 2 * IOQ_TEST_MS));
-	KUNIT_EXPECT_EQ(test, ad->batch, AS_ASYNC);
+	as_test_write_batch_chosen(test, read, write);
 	as_test_done(ad, read, 3 * IOQ_TEST_MS);
 	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, 3 * IOQ_TEST_MS), write);
 }
@@ -542,12 +555,8 @@ static void as_test_write_batch_timed_after_the_drain(struct kunit *test)
 	struct request *write = as_test_rq(test, NULL,
 					   AS_TEST_POS + AS_TEST_FAR);
 
-	as_test_insert(ad, first, IOQ_TEST_MS);
-	as_test_insert(ad, write, IOQ_TEST_MS);
-	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, IOQ_TEST_MS), first);
-	/* The write batch is chosen; the read on the device takes 300 ms. */
-	KUNIT_EXPECT_NULL(test, as_test_dispatch(ad, 2 * IOQ_TEST_MS));
-	KUNIT_EXPECT_EQ(test, ad->batch, AS_ASYNC);
+	/* The read on the device takes 300 ms. */
+	as_test_write_batch_chosen(test, first, write);
 	as_test_insert(ad, next, 3 * IOQ_TEST_MS);
 	as_test_done(ad, first, 300 * IOQ_TEST_MS);
 	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, 300 * IOQ_TEST_MS),
