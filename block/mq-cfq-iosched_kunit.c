@@ -465,4 +465,3 @@ static struct kunit_suite cfq_test_suite = {
 };
 
 kunit_test_suite(cfq_test_suite);
-

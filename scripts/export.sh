@@ -155,7 +155,9 @@ write_git_series()
 	git_in commit -q -m "Linux $LINUX_PKG_VERSION: the files the series touches"
 	git_in tag base
 	for p in $(series_patches); do
-		git_in am -q "$OUT/quilt/$p" || die "git am failed on $p"
+		# Whitespace errors are what a maintainer's git am warns about.
+		git_in am -q --whitespace=error "$OUT/quilt/$p" ||
+			die "git am failed on $p (whitespace errors are errors)"
 	done
 	git_in format-patch -q --rfc --cover-letter -o "$OUT/git" base..HEAD
 	fill_cover_letter "$OUT"/git/0000-cover-letter.patch
