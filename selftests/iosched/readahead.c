@@ -1842,11 +1842,16 @@ TEST_F(ra, congestion_reported_and_cleared)
 
 /*
  * Disks whose queues a load fills: null_blk completes each request after
- * BUSY_COMPLETION_NSEC, so that the load's requests hold their tags.
+ * BUSY_COMPLETION_NSEC, so that the load's requests hold their tags, or
+ * after BUSY_SLOW_COMPLETION_NSEC for a load that must keep more requests
+ * queued than the device holds: at 20 ms, a debug kernel under TCG
+ * submitted too slowly to keep the 64 on the device replaced and 44 more
+ * waiting (it held 83 tags of the 108 that async_depth allows).
  */
 #define BUSY_DISK		"racong0"
 #define BUSY_PEER		"racong1"
 #define BUSY_COMPLETION_NSEC	"20000000"
+#define BUSY_SLOW_COMPLETION_NSEC	"200000000"
 #define BUSY_READ_MIB		16	/* read by the reader of a busy disk */
 /*
  * The reader pauses for two completions every BUSY_PAUSE_EVERY bytes: a
@@ -1885,16 +1890,16 @@ FIXTURE_TEARDOWN(busy)
 }
 
 /*
- * Make busy disk @name with null_blk attribute @key set to @val, and
- * @sched its scheduler.
+ * Make busy disk @name, completing each request after @completion_nsec,
+ * with null_blk attribute @key set to @val, and @sched its scheduler.
  */
 static void make_busy_disk(struct __test_metadata *_metadata, bool *made,
-			   const char *name, const char *key, const char *val,
-			   const char *sched)
+			   const char *name, const char *completion_nsec,
+			   const char *key, const char *val, const char *sched)
 {
 	const char *const settings[][2] = {
 		{ "size", "64" }, { "blocksize", "4096" }, { "irqmode", "2" },
-		{ "completion_nsec", BUSY_COMPLETION_NSEC }, { key, val },
+		{ "completion_nsec", completion_nsec }, { key, val },
 	};
 
 	ASSERT_EQ(0, iosched_nullb_make(name, settings, ARRAY_SIZE(settings),
@@ -1936,10 +1941,10 @@ TEST_F(busy, shared_tags_congest_only_the_disk_using_them)
 	struct congestion_watch watch;
 	pthread_t thread;
 
-	make_busy_disk(_metadata, &self->made[0], BUSY_DISK, "shared_tags",
-		       "1", "none");
-	make_busy_disk(_metadata, &self->made[1], BUSY_PEER, "shared_tags",
-		       "1", "none");
+	make_busy_disk(_metadata, &self->made[0], BUSY_DISK,
+		       BUSY_COMPLETION_NSEC, "shared_tags", "1", "none");
+	make_busy_disk(_metadata, &self->made[1], BUSY_PEER,
+		       BUSY_COMPLETION_NSEC, "shared_tags", "1", "none");
 	ASSERT_TRUE(debugfs_has(BUSY_DISK, "hctx0/flags", "TAG_QUEUE_SHARED"));
 	ASSERT_TRUE(debugfs_has(BUSY_PEER, "hctx0/flags", "TAG_QUEUE_SHARED"));
 	/* Idle, the peer leaves the loaded disk all the tags to take. */
@@ -2036,8 +2041,8 @@ TEST_F_TIMEOUT(busy, a_full_hardware_queue_defers_only_its_readers,
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		SKIP(return, "one CPU: one hardware queue");
 	ASSERT_EQ(0, iosched_write_str(IOSCHED_RA_KNOB, "adaptive"));
-	make_busy_disk(_metadata, &self->made[0], BUSY_DISK, "submit_queues",
-		       "2", "none");
+	make_busy_disk(_metadata, &self->made[0], BUSY_DISK,
+		       BUSY_COMPLETION_NSEC, "submit_queues", "2", "none");
 	cpu[0] = cpu_of_hctx(BUSY_DISK, 0);
 	cpu[1] = cpu_of_hctx(BUSY_DISK, 1);
 	ASSERT_LE(0, cpu[0]);
@@ -2074,8 +2079,9 @@ TEST_F(busy, writers_waiting_for_tags_leave_reads_uncongested)
 	char path[PATH_MAX], val[16];
 	pthread_t thread;
 
-	make_busy_disk(_metadata, &self->made[0], BUSY_DISK, "hw_queue_depth",
-		       "64", "mq-deadline");
+	make_busy_disk(_metadata, &self->made[0], BUSY_DISK,
+		       BUSY_SLOW_COMPLETION_NSEC, "hw_queue_depth", "64",
+		       "mq-deadline");
 	nr = queue_attr_long(_metadata, BUSY_DISK, "nr_requests");
 	on = nr - nr / 8;
 	off = on - (nr / 16 ?: 1);
