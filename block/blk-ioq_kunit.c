@@ -7,7 +7,9 @@
  * requests on the device, requeues, units, the idle window).
  */
 #include <kunit/test.h>
+#include <linux/completion.h>
 #include <linux/ioprio.h>
+#include <linux/kthread.h>
 
 #include "elevator.h"
 #include "blk-ioq.h"
@@ -871,6 +873,106 @@ static void ioq_test_exit_icq(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&ioq_kunit_runs), 1);
 }
 
+struct ioq_test_exit_call {
+	struct blk_mq_hw_ctx *hctx;
+	bool started;
+	struct completion done;
+};
+
+static int ioq_test_exit_hctx_fn(void *data)
+{
+	struct ioq_test_exit_call *call = data;
+
+	WRITE_ONCE(call->started, true);
+	ioq_exit_hctx(call->hctx, 0);
+	complete(&call->done);
+	return 0;
+}
+
+/*
+ * Whether @call's thread starts within a second.  Interrupts are off:
+ * spin, do not sleep.
+ */
+static bool ioq_test_exit_started(struct ioq_test_exit_call *call)
+{
+	u64 end = ktime_get_ns() + NSEC_PER_SEC;
+
+	while (!READ_ONCE(call->started)) {
+		if (ktime_get_ns() > end)
+			return false;
+		cpu_relax();
+	}
+	return true;
+}
+
+/*
+ * Whether @call's thread, started, takes @recs within 50 ms: one that does
+ * not wait for the lock takes them within microseconds.  (Whether it
+ * waits cannot be seen: in a guest without paravirt spinlocks, waiters
+ * spin on a test-and-set lock, which spin_is_contended() does not see.)
+ * Interrupts are off: spin, do not sleep.
+ */
+static bool ioq_test_records_taken(struct ioq_test_exit_call *call,
+				   struct ioq_record_set *recs)
+{
+	u64 end = ktime_get_ns() + 50 * NSEC_PER_MSEC;
+
+	while (READ_ONCE(call->hctx->sched_data) == recs) {
+		if (ktime_get_ns() > end)
+			return false;
+		cpu_relax();
+	}
+	return true;
+}
+
+/*
+ * The sched/ debugfs readers look at hctx->sched_data under the lock
+ * without entering the queue, and the queue's sched/ directory goes only
+ * after exit_hctx: so exit_hctx must swap the records out under the
+ * lock.  Run it on another CPU while holding the lock: the records must
+ * stay until the lock is let go.
+ */
+static void ioq_test_exit_hctx_waits_for_readers(struct kunit *test)
+{
+	struct fifo_sched *t = test->priv;
+	struct blk_mq_hw_ctx *hctx = ioq_test_hctx(t->q);
+	struct ioq_record_set *recs = hctx->sched_data;
+	struct ioq_test_exit_call call = { .hctx = hctx };
+	struct task_struct *task;
+	bool started, taken;
+	unsigned int other;
+
+	init_completion(&call.done);
+	migrate_disable();	/* the lock is taken on a CPU other than @other */
+	other = cpumask_any_but(cpu_online_mask, smp_processor_id());
+	if (other >= nr_cpu_ids) {
+		migrate_enable();
+		kunit_skip(test, "one CPU: run with two (qemu -smp 2)");
+	}
+	task = kthread_create_on_cpu(ioq_test_exit_hctx_fn, &call, other,
+				     "ioq-exit-hctx/%u");
+	if (IS_ERR(task)) {
+		migrate_enable();
+		KUNIT_FAIL(test, "no thread for exit_hctx: %ld", PTR_ERR(task));
+		return;
+	}
+
+	spin_lock_irq(&t->core.lock);	/* as a sched/ debugfs reader */
+	wake_up_process(task);
+	started = ioq_test_exit_started(&call);
+	taken = started && ioq_test_records_taken(&call, recs);
+	spin_unlock_irq(&t->core.lock);
+	migrate_enable();
+
+	/* @call is on this stack: the thread must be done with it. */
+	wait_for_completion(&call.done);
+	KUNIT_EXPECT_NULL(test, hctx->sched_data);
+	if (!started)
+		kunit_skip(test, "the exit_hctx thread did not start in 1 s");
+	KUNIT_EXPECT_FALSE_MSG(test, taken,
+			       "exit_hctx took the records from a reader");
+}
+
 /* Requests merge with their neighbours in a sort tree of their client. */
 static void ioq_test_merge_neighbours(struct kunit *test)
 {
@@ -907,6 +1009,7 @@ static struct kunit_case ioq_sched_test_cases[] = {
 	KUNIT_CASE(ioq_test_units),
 	KUNIT_CASE(ioq_test_seek_params),
 	KUNIT_CASE(ioq_test_exit_icq),
+	KUNIT_CASE(ioq_test_exit_hctx_waits_for_readers),
 	KUNIT_CASE(ioq_test_merge_neighbours),
 	{}
 };
