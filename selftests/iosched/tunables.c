@@ -56,7 +56,7 @@ static const struct tunable as_tunables[] = {
 	/* name              min  max      auto   default */
 	{ "read_expire",       1, 60000,   false, 125 },
 	{ "write_expire",      1, 60000,   false, 250 },
-	{ "read_batch_expire", 1, 60000,   false, 500 },
+	{ "read_batch_expire", 1, 60000,   false, 250 },
 	{ "write_batch_expire", 1, 60000,  false, 125 },
 	{ "antic_expire",      0, 1000,    false, 6 },
 	{ "antic_nonrot",      0, 1,       false, 0 },
