@@ -1844,9 +1844,10 @@ TEST_F(ra, congestion_reported_and_cleared)
  * Disks whose queues a load fills: null_blk completes each request after
  * BUSY_COMPLETION_NSEC, so that the load's requests hold their tags, or
  * after BUSY_SLOW_COMPLETION_NSEC for a load that must keep more requests
- * queued than the device holds: at 20 ms, a debug kernel under TCG
- * submitted too slowly to keep the 64 on the device replaced and 44 more
- * waiting (it held 83 tags of the 108 that async_depth allows).
+ * queued than the device holds: at 20 ms, a debug kernel under TCG on a
+ * loaded host submitted too slowly to keep the 64 on the device replaced
+ * and 44 more waiting (it held 83 tags of the 108 that async_depth
+ * allows; 106 to 108 on a quieter host, with 104 needed).
  */
 #define BUSY_DISK		"racong0"
 #define BUSY_PEER		"racong1"
