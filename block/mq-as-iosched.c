@@ -728,7 +728,7 @@ static void as_request_merged(struct request_queue *q, struct request *rq,
 /*
  * 2.6 AS's defaults, but for read_batch_expire: halved to 250 ms, as a
  * write may wait for a whole read batch, one anticipation and the reads'
- * drain (Documentation/block/mq-as.rst).
+ * drain (see the DOC comment above).
  */
 static const struct as_tunables as_defaults = {
 	.expire = { [AS_SYNC] = 125, [AS_ASYNC] = 250 },
