@@ -11,7 +11,9 @@
 # them. A nested block's plan must match when it has one; KUnit prints
 # none for parameterised tests, whose parent result vouches for them.
 # A violated plan, and a "Bail out!", count as one failure each.
-# Prints "pass fail skip", and each failure on stderr.
+# Prints "pass fail skip", and each failure on stderr after the last
+# SAID_MAX lines its test printed (the harness's TH_LOG lines say why),
+# so that a CI log that keeps only stderr still shows the cause.
 
 function depth_of(line,    d)
 {
@@ -26,10 +28,32 @@ function depth_of(line,    d)
 	return d
 }
 
-function fail_with(what)
+function fail_with(what,    i)
 {
 	fail++
+	for (i = said_first; i < said_next; i++)
+		print "    | " said[i] > "/dev/stderr"
+	forget_said()
 	print "  FAIL " what > "/dev/stderr"
+}
+
+# Keep the last SAID_MAX lines printed since the previous result.
+function remember_said(line)
+{
+	said[said_next++] = line
+	if (said_next - said_first > SAID_MAX)
+		delete said[said_first++]
+}
+
+function forget_said()
+{
+	split("", said)
+	said_first = said_next = 0
+}
+
+BEGIN {
+	SAID_MAX = 20
+	forget_said()	# numeric indexes from the start (mawk)
 }
 
 # "" when the block at depth d kept its plan, else what went wrong;
@@ -87,6 +111,8 @@ stripped ~ /^Bail out!/ {
 }
 
 stripped !~ /^(not )?ok [0-9]+/ {
+	if (stripped !~ /^(# )?(RUN|OK|FAIL|SKIP) |^#? *(Subtest:|Totals:)|^$/)
+		remember_said(stripped)
 	next
 }
 
@@ -106,6 +132,7 @@ stripped !~ /^(not )?ok [0-9]+/ {
 	} else {
 		pass++
 	}
+	forget_said()
 	reset_block(d + 1)
 	kids[d]++
 	if (failed)

@@ -100,6 +100,31 @@ class TapCountTest(unittest.TestCase):
         self.assertEqual(counts[1], 2)
         self.assertIn('Bail out!', err)
 
+    def test_failure_is_shown_with_what_its_test_printed(self):
+        stream = ('1..1\n# 1..2\n'
+                  '#  RUN           w.finish ...\n'
+                  '# # w.c:637:finish:lockout bounds: a read 900 ms\n'
+                  '# # w.c:655:finish:reader 4 was locked out 1200 ms\n'
+                  '#          FAIL  w.finish\n'
+                  '# not ok 1 w.finish\n'
+                  '# # passing test output\n'
+                  '# ok 2 w.other\n'
+                  'not ok 1 selftests: iosched: w\n')
+        counts, err = count(stream)
+        self.assertEqual(counts, (1, 1, 0))
+        lines = err.splitlines()
+        self.assertEqual(lines, [
+            '    | w.c:637:finish:lockout bounds: a read 900 ms',
+            '    | w.c:655:finish:reader 4 was locked out 1200 ms',
+            '  FAIL not ok 1 w.finish'])
+
+    def test_only_the_last_lines_before_a_failure_are_shown(self):
+        noise = ''.join('# line %d\n' % i for i in range(30))
+        _, err = count('1..1\n' + noise + 'not ok 1 a\n')
+        shown = [line for line in err.splitlines() if line.startswith('    |')]
+        self.assertEqual(len(shown), 20)
+        self.assertEqual(shown[-1], '    | line 29')
+
 
 if __name__ == '__main__':
     unittest.main()
