@@ -115,6 +115,8 @@ struct worker {
 	int error;		/* errno of a failed call */
 	double seconds;		/* run time */
 	double longest;		/* slowest single write() or read */
+	double longest_end;	/* when it returned, in cfq_now() seconds */
+	int syncing_at_longest;	/* writers in fdatasync() then */
 	double in_calls;	/* time spent in them */
 	long calls;		/* write() or read calls done */
 };
@@ -122,6 +124,7 @@ struct worker {
 /* Shared by the test and its processes. */
 struct run {
 	int writers_left;
+	int writers_syncing;	/* in fdatasync() */
 	/*
 	 * The seeds/003 variant: the reader streams (sequential CHUNK reads)
 	 * and the writers leave their data to writeback, without the fsync
@@ -265,12 +268,16 @@ FIXTURE_TEARDOWN(writers)
 		iosched_select(self->disk, self->initial);
 }
 
-static void note_duration(struct worker *w, double start)
+static void note_duration(struct run *run, struct worker *w, double start)
 {
-	double t = cfq_now() - start;
+	double now = cfq_now(), t = now - start;
 
-	if (t > w->longest)
+	if (t > w->longest) {
 		w->longest = t;
+		w->longest_end = now;
+		w->syncing_at_longest = __atomic_load_n(&run->writers_syncing,
+							__ATOMIC_RELAXED);
+	}
 	w->in_calls += t;
 	w->calls++;
 }
@@ -293,10 +300,14 @@ static void writer_main(struct run *run, const char *dev, int i)
 		t = cfq_now();
 		if (pwrite(fd, buf, CHUNK, base + (off_t)c * CHUNK) != CHUNK)
 			goto fail;
-		note_duration(w, t);
+		note_duration(run, w, t);
 	}
-	if (!run->streaming && fdatasync(fd))
-		goto fail;
+	if (!run->streaming) {
+		__atomic_add_fetch(&run->writers_syncing, 1, __ATOMIC_RELAXED);
+		if (fdatasync(fd))
+			goto fail;
+		__atomic_sub_fetch(&run->writers_syncing, 1, __ATOMIC_RELAXED);
+	}
 	w->seconds = cfq_now() - start;
 	w->done = 1;
 	__atomic_sub_fetch(&run->writers_left, 1, __ATOMIC_RELEASE);
@@ -356,7 +367,7 @@ static void reader_main(struct run *run, const char *dev,
 		t = cfq_now();
 		if (reader_read(run, fd, buf, bytes, &seed, n))
 			goto fail;
-		note_duration(w, t);
+		note_duration(run, w, t);
 	}
 	w->seconds = cfq_now() - start;
 	w->done = 1;
@@ -625,9 +636,10 @@ static void run_workers(struct __test_metadata *_metadata,
 		double bound_ms = i < WRITERS ? writer_ms : reader_ms;
 
 		if (w->done)
-			TH_LOG("%s %d: %.1f s, %ld calls, mean %.1f ms, slowest %.0f ms",
+			TH_LOG("%s %d: %.1f s, %ld calls, mean %.1f ms, slowest %.0f ms (ended at %.1f s, %d writers in fdatasync)",
 			       what, i, w->seconds, w->calls,
-			       mean_call_ms(run->w, i, i), w->longest * 1e3);
+			       mean_call_ms(run->w, i, i), w->longest * 1e3,
+			       w->longest_end - start, w->syncing_at_longest);
 		else
 			TH_LOG("%s %d did not finish: %s", what, i,
 			       w->error ? strerror(w->error) : "timed out");
