@@ -37,7 +37,7 @@ load_host()
 		(while :; do :; done) &
 		pids+=($!)
 	done
-	[ ${#pids[@]} = 0 ] || trap 'kill ${pids[*]} 2>/dev/null' EXIT
+	[ ${#pids[@]} = 0 ] || trap "kill ${pids[*]} 2>/dev/null" EXIT
 }
 
 load_note()
