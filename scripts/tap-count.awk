@@ -52,7 +52,7 @@ function forget_said()
 }
 
 BEGIN {
-	SAID_MAX = 20
+	SAID_MAX = 30
 	forget_said()	# numeric indexes from the start (mawk)
 }
 

@@ -119,11 +119,11 @@ class TapCountTest(unittest.TestCase):
             '  FAIL not ok 1 w.finish'])
 
     def test_only_the_last_lines_before_a_failure_are_shown(self):
-        noise = ''.join('# line %d\n' % i for i in range(30))
+        noise = ''.join('# line %d\n' % i for i in range(40))
         _, err = count('1..1\n' + noise + 'not ok 1 a\n')
         shown = [line for line in err.splitlines() if line.startswith('    |')]
-        self.assertEqual(len(shown), 20)
-        self.assertEqual(shown[-1], '    | line 29')
+        self.assertEqual(len(shown), 30)
+        self.assertEqual(shown[-1], '    | line 39')
 
 
 if __name__ == '__main__':

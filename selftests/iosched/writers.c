@@ -635,14 +635,17 @@ static void run_workers(struct __test_metadata *_metadata,
 		const char *what = i < WRITERS ? "writer" : "reader";
 		double bound_ms = i < WRITERS ? writer_ms : reader_ms;
 
-		if (w->done)
-			TH_LOG("%s %d: %.1f s, %ld calls, mean %.1f ms, slowest %.0f ms (ended at %.1f s, %d writers in fdatasync)",
+		if (w->done) {
+			TH_LOG("%s %d: %.1f s, %ld calls, mean %.1f ms, slowest %.0f ms",
 			       what, i, w->seconds, w->calls,
-			       mean_call_ms(run->w, i, i), w->longest * 1e3,
-			       w->longest_end - start, w->syncing_at_longest);
-		else
+			       mean_call_ms(run->w, i, i), w->longest * 1e3);
+			TH_LOG("%s %d: the slowest ended at %.1f s, %d writers in fdatasync()",
+			       what, i, w->longest_end - start,
+			       w->syncing_at_longest);
+		} else {
 			TH_LOG("%s %d did not finish: %s", what, i,
 			       w->error ? strerror(w->error) : "timed out");
+		}
 		EXPECT_GE(bound_ms, w->longest * 1e3)
 			TH_LOG("%s %d was locked out %.0f ms in one call",
 			       what, i, w->longest * 1e3);
