@@ -12,6 +12,7 @@
 #   TESTS          make selftest: the iosched kselftests to run (DISK: kind)
 #   KERNEL_IMAGE   boot this bzImage instead of the one built
 #   APPEND         make selftest: more guest kernel command line
+#   HOST_LOAD      make selftest: host CPUs kept busy meanwhile (default 0)
 #   QUICK=1 PROFILE CELLS SCHEDULERS REPS THREADS SECS GUEST_MIB   make bench
 #   A B            make ab: two revisions (with CELLS, REPS, ...)
 #   LIMIT ACTION   make ra-matrix: at most LIMIT runs; ACTION=status|report

@@ -25,32 +25,45 @@ done
 if [ -n "${KERNEL_IMAGE:-}" ] && [ ! -f "$KERNEL_IMAGE" ]; then
 	die "KERNEL_IMAGE=$KERNEL_IMAGE is not a file"
 fi
-case "${HOST_LOAD:-0}" in
-*[!0-9]* | '') die "HOST_LOAD must be a whole number of busy CPUs, not '$HOST_LOAD'" ;;
+load=${HOST_LOAD:-0}
+case "$load" in
+*[!0-9]* | 0?*) die "HOST_LOAD must be a whole number of busy CPUs, not '$load'" ;;
 esac
+[ "$load" -le "$(nproc)" ] || die "HOST_LOAD=$load is more than this host's $(nproc) CPUs"
 
-# Keep $1 host CPUs busy until this script exits.
-load_host()
+# Keep $1 host CPUs busy while the guest runs. Each loop also ends once
+# this script is gone: a signal that kills it skips the EXIT trap.
+load_pids=()
+start_load()
 {
-	local i pids=()
+	local i
+	trap 'stop_load' EXIT
 	for ((i = 0; i < $1; i++)); do
-		(while :; do :; done) &
-		pids+=($!)
+		(while kill -0 $$ 2>/dev/null; do
+			for ((j = 0; j < 100000; j++)); do :; done
+		done) &
+		load_pids+=($!)
 	done
-	[ ${#pids[@]} = 0 ] || trap "kill ${pids[*]} 2>/dev/null" EXIT
+}
+
+stop_load()
+{
+	[ ${#load_pids[@]} = 0 ] || kill "${load_pids[@]}" 2>/dev/null || true
+	load_pids=()
 }
 
 load_note()
 {
-	[ "${HOST_LOAD:-0}" = 0 ] || echo ", $HOST_LOAD host CPUs busy"
+	[ "$load" = 0 ] || echo ", $load host CPUs busy"
 }
 
 steps=1
 prepare_guest
 next_step "kselftests ${tests[*]} on $kind ($(accel))${KERNEL_IMAGE:+, kernel $KERNEL_IMAGE}$(load_note)"
 only=$(IFS=,; echo "${tests[*]}")
-load_host "${HOST_LOAD:-0}"
+start_load "$load"
 guest_verdict "selftest-$kind" test 2400 "kunit.enable=0 iosched.only_tests=$only ${APPEND:-}" "$kind"
+stop_load
 count_tap "$kind" "$LOGS/selftest-$kind.tap"
 grep -E '^ *(not ok|ok) |^ *# ' "$LOGS/selftest-$kind.tap" >&2 || true
 print_summary

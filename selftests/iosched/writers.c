@@ -282,6 +282,17 @@ static void note_duration(struct run *run, struct worker *w, double start)
 	w->calls++;
 }
 
+/* fdatasync(@fd), counted in writers_syncing meanwhile; 0 or -1. */
+static int synced_data(struct run *run, int fd)
+{
+	int ret;
+
+	__atomic_add_fetch(&run->writers_syncing, 1, __ATOMIC_RELAXED);
+	ret = fdatasync(fd);
+	__atomic_sub_fetch(&run->writers_syncing, 1, __ATOMIC_RELAXED);
+	return ret;
+}
+
 /* Writer @i: WRITER_MIB MiB at its own offset through the page cache. */
 static void writer_main(struct run *run, const char *dev, int i)
 {
@@ -302,12 +313,8 @@ static void writer_main(struct run *run, const char *dev, int i)
 			goto fail;
 		note_duration(run, w, t);
 	}
-	if (!run->streaming) {
-		__atomic_add_fetch(&run->writers_syncing, 1, __ATOMIC_RELAXED);
-		if (fdatasync(fd))
-			goto fail;
-		__atomic_sub_fetch(&run->writers_syncing, 1, __ATOMIC_RELAXED);
-	}
+	if (!run->streaming && synced_data(run, fd))
+		goto fail;
 	w->seconds = cfq_now() - start;
 	w->done = 1;
 	__atomic_sub_fetch(&run->writers_left, 1, __ATOMIC_RELEASE);
@@ -595,6 +602,21 @@ static void lockout_bounds(const struct sched_waits *waits,
 				DRAIN_CALLS * waits->alone_read);
 }
 
+/* When @w's slowest call ended, and whether writers were syncing then. */
+static void log_slowest_call(struct __test_metadata *_metadata,
+			     const struct run *run, const struct worker *w,
+			     double start, const char *what, int i)
+{
+	if (!w->calls)
+		return;
+	if (run->streaming)
+		TH_LOG("%s %d: the slowest call ended at %.1f s", what, i,
+		       w->longest_end - start);
+	else
+		TH_LOG("%s %d: the slowest call ended at %.1f s, in fdatasync(): %d of the writers",
+		       what, i, w->longest_end - start, w->syncing_at_longest);
+}
+
 /*
  * Start the writers and the reader on @dev of @bytes, wait for them and
  * check that each finished without being locked out.
@@ -635,17 +657,14 @@ static void run_workers(struct __test_metadata *_metadata,
 		const char *what = i < WRITERS ? "writer" : "reader";
 		double bound_ms = i < WRITERS ? writer_ms : reader_ms;
 
-		if (w->done) {
+		if (w->done)
 			TH_LOG("%s %d: %.1f s, %ld calls, mean %.1f ms, slowest %.0f ms",
 			       what, i, w->seconds, w->calls,
 			       mean_call_ms(run->w, i, i), w->longest * 1e3);
-			TH_LOG("%s %d: the slowest ended at %.1f s, %d writers in fdatasync()",
-			       what, i, w->longest_end - start,
-			       w->syncing_at_longest);
-		} else {
+		else
 			TH_LOG("%s %d did not finish: %s", what, i,
 			       w->error ? strerror(w->error) : "timed out");
-		}
+		log_slowest_call(_metadata, run, w, start, what, i);
 		EXPECT_GE(bound_ms, w->longest * 1e3)
 			TH_LOG("%s %d was locked out %.0f ms in one call",
 			       what, i, w->longest * 1e3);
