@@ -123,6 +123,7 @@ class TapCountTest(unittest.TestCase):
         _, err = count('1..1\n' + noise + 'not ok 1 a\n')
         shown = [line for line in err.splitlines() if line.startswith('    |')]
         self.assertEqual(len(shown), 30)
+        self.assertEqual(shown[0], '    | line 10')
         self.assertEqual(shown[-1], '    | line 39')
 
 
