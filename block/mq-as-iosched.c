@@ -107,12 +107,8 @@ static const char *const as_antic_names[AS_NR_ANTIC_WHYS] = {
  */
 #define AS_CLOSE_SECTORS	8192
 #define AS_CLOSE_MAX_SHIFT	20
-/*
- * A write batch's first count, in requests; as_size_write_batch() adapts
- * it, up to the most requests a scheduler may be given (nr_requests).
- */
+/* A write batch's first count, in requests; as_size_write_batch() adapts it. */
 #define AS_WRITE_BATCH_INIT	8
-#define AS_WRITE_BATCH_MAX	MAX_SCHED_RQ
 /* How far back the sweep may step, and what a backward sector costs. */
 #define AS_BACK_SECTORS		(16 * 1024 * 2)
 #define AS_BACK_PENALTY		2
@@ -448,7 +444,7 @@ static void as_size_write_batch(struct as_data *ad, u64 wait_ns)
 	else if (wait_ns < target && !ad->writes_left)
 		count = 3 * wait_ns < target ? count * 2 : count + 1;
 	ad->write_batch_count = clamp_t(unsigned int, count, 1,
-					AS_WRITE_BATCH_MAX);
+					ad->core.queue->nr_requests);
 }
 
 /*
@@ -488,8 +484,7 @@ static struct request *as_batch_request(struct as_data *ad, u64 now,
 	/*
 	 * The next batch would wait for more (one per unit, on a device
 	 * that serves several, and while blk-ioq probes whether it does).
-	 * Held back, the next completion runs the queue again.  A count
-	 * above nr_requests never holds: the tags limit the depth then.
+	 * Held back, the next completion runs the queue again.
 	 */
 	*waits = dir == AS_ASYNC && !ioq_empty(&ad->dir[dir]) &&
 		 ad->core.in_flight >= max(ad->write_batch_count,
@@ -753,7 +748,8 @@ static void as_init_data(struct as_data *ad, struct request_queue *q)
 		ioq_init(&ad->dir[dir]);
 	ad->batch = AS_SYNC;
 	ad->batch_new = true;
-	ad->write_batch_count = AS_WRITE_BATCH_INIT;
+	ad->write_batch_count = min_t(unsigned int, AS_WRITE_BATCH_INIT,
+				      q->nr_requests);
 	ioq_client_init(&ad->async_client);
 	ioq_client_init(&ad->oom_client);
 }

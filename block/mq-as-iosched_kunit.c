@@ -429,9 +429,9 @@ static void as_test_batch_starts_drained(struct kunit *test)
 /* More writes than a write batch's first count. */
 #define AS_TEST_WRITES	(3 * AS_WRITE_BATCH_INIT)
 
-/* @nr writes of writeback, queued at @at in ascending sectors. */
+/* @nr writes of writeback, queued at 1 ms in ascending sectors. */
 static void as_test_queue_writes(struct kunit *test, struct request **writes,
-				 unsigned int nr, u64 at)
+				 unsigned int nr)
 {
 	struct as_data *ad = test->priv;
 	unsigned int i;
@@ -441,39 +441,38 @@ static void as_test_queue_writes(struct kunit *test, struct request **writes,
 		writes[i] = as_test_rq(test, NULL,
 				       AS_TEST_POS + AS_TEST_FAR + i * 8);
 	for (i = 0; i < nr; i++)
-		as_test_insert(ad, writes[i], at);
+		as_test_insert(ad, writes[i], IOQ_TEST_MS);
 }
 
 /*
- * Writeback queues @nr_writes writes at 1 ms past @at_ms and the first
- * goes alone; a read comes then, and the write batch goes on, each write
- * back as the next goes, or when the batch holds the device, until the
- * batch ends.  The last write is back at @back_ms past @at_ms; the read
- * goes, and while it is on the device the next dispatch finds nothing for
- * it to do (or starts the next write batch, which waits for the read);
- * the read is back 1 ms later.  Returns how many writes went.
+ * Writeback queues @nr_writes writes at 1 ms and the first goes alone; a
+ * read comes then, and the write batch goes on, each write back as the
+ * next goes, or when the batch holds the device, until the batch ends.
+ * The last write is back at @back_ms; the read goes, and while it is on
+ * the device the next dispatch finds nothing for it to do (or starts the
+ * next write batch, which waits for the read); the read is back 1 ms
+ * later.  Returns how many writes went.
  */
-static unsigned int as_test_write_batch(struct kunit *test, u64 at_ms,
+static unsigned int as_test_write_batch(struct kunit *test,
 					unsigned int nr_writes, u64 back_ms)
 {
 	struct as_data *ad = test->priv;
 	struct ioq_icq *reader = as_test_process(test, 50 * IOQ_TEST_MS, 8);
 	struct request *read = as_test_rq(test, reader, AS_TEST_POS);
 	struct request *writes[AS_TEST_WRITES], *rq, *last;
-	u64 at = (at_ms + 1) * IOQ_TEST_MS;
-	u64 back = (at_ms + back_ms) * IOQ_TEST_MS;
+	u64 back = back_ms * IOQ_TEST_MS;
 	unsigned int sent = 1;
 
-	as_test_queue_writes(test, writes, nr_writes, at);
-	last = as_test_dispatch(ad, at);
+	as_test_queue_writes(test, writes, nr_writes);
+	last = as_test_dispatch(ad, IOQ_TEST_MS);
 	KUNIT_EXPECT_PTR_EQ(test, last, writes[0]);
-	as_test_insert(ad, read, at);
-	while ((rq = as_test_dispatch(ad, at)) || ad->batch == AS_ASYNC) {
+	as_test_insert(ad, read, IOQ_TEST_MS);
+	while ((rq = as_test_dispatch(ad, IOQ_TEST_MS)) || ad->batch == AS_ASYNC) {
 		KUNIT_ASSERT_PTR_NE(test, rq, read);
 		/* Held: the batch's count is on the device; one comes back. */
 		KUNIT_ASSERT_TRUE(test, rq || last);
 		if (last)
-			as_test_done(ad, last, at);
+			as_test_done(ad, last, IOQ_TEST_MS);
 		last = rq;
 		sent += !!rq;
 	}
@@ -494,26 +493,8 @@ static unsigned int as_test_write_batch(struct kunit *test, u64 at_ms,
  */
 static void as_test_write_batch_ends_after_its_count(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, as_test_write_batch(test, 0, AS_TEST_WRITES, 3),
+	KUNIT_EXPECT_EQ(test, as_test_write_batch(test, AS_TEST_WRITES, 3),
 			AS_WRITE_BATCH_INIT);
-}
-
-/*
- * A device that takes two requests at a time still gets the batch's count
- * of writes while a read waits: a batch that sends all it could quickly
- * has its count doubled, and the next batch sends that many, not two.
- */
-static void as_test_shallow_queue_sends_its_count(struct kunit *test)
-{
-	struct as_data *ad = test->priv;
-
-	ad->core.queue->nr_requests = 2;
-	KUNIT_EXPECT_EQ(test,
-			as_test_write_batch(test, 0, AS_WRITE_BATCH_INIT, 20),
-			AS_WRITE_BATCH_INIT);
-	KUNIT_EXPECT_EQ(test,
-			as_test_write_batch(test, 100, AS_TEST_WRITES, 20),
-			AS_WRITE_BATCH_INIT * 2);
 }
 
 /*
@@ -526,7 +507,7 @@ static void as_test_write_batch_holds_its_count_alone(struct kunit *test)
 	struct request *writes[AS_TEST_WRITES];
 	unsigned int i;
 
-	as_test_queue_writes(test, writes, AS_TEST_WRITES, IOQ_TEST_MS);
+	as_test_queue_writes(test, writes, AS_TEST_WRITES);
 	for (i = 0; i < AS_WRITE_BATCH_INIT; i++)
 		KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, IOQ_TEST_MS),
 				    writes[i]);
@@ -549,7 +530,7 @@ static void as_test_idle_write_batch_is_not_sized(struct kunit *test)
 	struct request *read = as_test_rq(test, reader, AS_TEST_POS);
 	struct request *writes[2];
 
-	as_test_queue_writes(test, writes, 2, IOQ_TEST_MS);
+	as_test_queue_writes(test, writes, 2);
 	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, IOQ_TEST_MS), writes[0]);
 	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, IOQ_TEST_MS), writes[1]);
 	as_test_done(ad, writes[0], 2 * IOQ_TEST_MS);
@@ -607,7 +588,7 @@ static void as_test_resent_read_does_not_size(struct kunit *test)
 
 	as_test_insert(ad, resent, t);
 	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, t), resent);
-	as_test_queue_writes(test, writes, AS_TEST_WRITES, IOQ_TEST_MS);
+	as_test_queue_writes(test, writes, AS_TEST_WRITES);
 	/* The write batch is chosen; the read comes back unserved. */
 	KUNIT_EXPECT_NULL(test, as_test_dispatch(ad, t));
 	ioq_kunit_requeue(&ad->core, resent, t);
@@ -656,10 +637,8 @@ static const struct as_test_batch_case as_test_batch_cases[] = {
 	{ "short_of_writes_stays", AS_WRITE_BATCH_INIT / 2, 20, 0, 0,
 	  AS_WRITE_BATCH_INIT },
 	{ "never_below_one", AS_TEST_WRITES, 500, 1, 0, 1 },
-	{ "past_nr_requests", AS_TEST_WRITES, 20, 0, 2,
-	  AS_WRITE_BATCH_INIT * 2 },
-	{ "never_above_max", AS_TEST_WRITES, 20, AS_WRITE_BATCH_MAX, 0,
-	  AS_WRITE_BATCH_MAX },
+	{ "never_above_nr_requests", AS_TEST_WRITES, 20, 0,
+	  AS_WRITE_BATCH_INIT + 4, AS_WRITE_BATCH_INIT + 4 },
 };
 
 static void as_test_batch_case_desc(const struct as_test_batch_case *c,
@@ -685,7 +664,7 @@ static void as_test_write_batch_count_adapts(struct kunit *test)
 		ad->write_batch_count = c->from;
 	if (c->tags)
 		ad->core.queue->nr_requests = c->tags;
-	as_test_write_batch(test, 0, c->writes, c->back_ms);
+	as_test_write_batch(test, c->writes, c->back_ms);
 	KUNIT_EXPECT_EQ(test, ad->write_batch_count, c->count);
 }
 
@@ -704,7 +683,6 @@ static struct kunit_case as_test_cases[] = {
 	KUNIT_CASE(as_test_writes_get_their_batch),
 	KUNIT_CASE(as_test_batch_starts_drained),
 	KUNIT_CASE(as_test_write_batch_ends_after_its_count),
-	KUNIT_CASE(as_test_shallow_queue_sends_its_count),
 	KUNIT_CASE(as_test_write_batch_holds_its_count_alone),
 	KUNIT_CASE(as_test_idle_write_batch_is_not_sized),
 	KUNIT_CASE(as_test_write_batch_timed_after_the_drain),
