@@ -144,6 +144,13 @@ struct as_data {
 	bool write_batch_contended;	/* sync requests wait for it */
 	bool write_batch_idled;		/* no write was queued nor on the device */
 	bool write_batch_sizing;	/* it ended: a sync completion sizes it */
+	/*
+	 * The device is held for writeback's next write (see
+	 * as_writeback_coming()); how often, and how often it came.
+	 */
+	bool writeback_wait;
+	u64 writeback_waits;
+	u64 writeback_arrived;
 
 	enum as_antic_state antic;
 	struct ioq_client *antic_client;	/* its last sync dispatch's */
@@ -376,6 +383,28 @@ static struct request *as_sweep_request(const struct as_data *ad,
 }
 
 /*
+ * Writeback's writes on the device hold every scheduler tag writes may
+ * have (async_depth: the one tag of a device with nr_requests 2), so its
+ * next write waits for one of them to be freed: its direction is empty,
+ * yet writeback is not done.
+ */
+static bool as_writeback_tag_bound(const struct as_data *ad,
+				   unsigned int on_device)
+{
+	return on_device && on_device >= READ_ONCE(ad->core.async_depth);
+}
+
+/* The wait for writeback's next write ends; @arrived: the write came. */
+static void as_writeback_wait_end(struct as_data *ad, u64 now, bool arrived)
+{
+	if (!ad->writeback_wait)
+		return;
+	ioq_idle_stop(&ad->core, now);
+	ad->writeback_wait = false;
+	ad->writeback_arrived += arrived;
+}
+
+/*
  * A batch ends at batch_end_ns, counted from its first completion; one
  * whose first request is not back yet has not started to run out.  A
  * write batch that sync requests wait for also ends once it has sent
@@ -389,6 +418,55 @@ static bool as_batch_expired(const struct as_data *ad, u64 now)
 	    !ad->writes_left)
 		return true;
 	return !ad->batch_new && now >= ad->batch_end_ns;
+}
+
+/*
+ * Whether the write batch under way holds the device for writeback's
+ * next write although none is queued: its writes are tag-bound, on the
+ * device or just back, and the batch has time and writes left.  Else a
+ * device that takes one write at a time would get one per read batch.
+ */
+static bool as_writeback_coming(struct as_data *ad, u64 now)
+{
+	if (as_batch_expired(ad, now))
+		return false;
+	return as_writeback_tag_bound(ad, ad->async_client.in_flight) ||
+	       (ad->writeback_wait && now < ad->core.idle_until_ns);
+}
+
+/*
+ * A write of the batch under way is back, and writeback's next one may
+ * be waiting for its tag: hold the device for it for an anticipation
+ * window, where anticipation pays (see as_antic_enabled()).
+ */
+static void as_writeback_completed(struct as_data *ad, u64 now)
+{
+	struct ioq_client *c = &ad->async_client;
+
+	if (ad->batch != AS_ASYNC || ad->batch_changed ||
+	    ad->writeback_wait || !ioq_empty(&ad->dir[AS_ASYNC]) ||
+	    !as_writeback_tag_bound(ad, c->in_flight + 1) ||
+	    as_batch_expired(ad, now) || !as_antic_enabled(ad, now))
+		return;
+	ad->writeback_wait = true;
+	ad->writeback_waits++;
+	ioq_idle_start(&ad->core, now, as_ms(ad->tun.antic_expire));
+}
+
+/*
+ * Whether the write batch holds the device rather than send a write:
+ * the writes on it are the batch's count, and the next batch would wait
+ * for more (one per unit, on a device that serves several, and while
+ * blk-ioq probes whether it does), or none is queued and writeback's
+ * next is coming.  Held back, a completion or the window's end runs the
+ * queue again.
+ */
+static bool as_write_batch_holds(struct as_data *ad, u64 now)
+{
+	if (ioq_empty(&ad->dir[AS_ASYNC]))
+		return as_writeback_coming(ad, now);
+	return ad->core.in_flight >= max(ad->write_batch_count,
+					 ioq_units(&ad->core, now));
 }
 
 /*
@@ -481,14 +559,7 @@ static struct request *as_batch_request(struct as_data *ad, u64 now,
 	enum as_dir dir = ad->batch;
 	struct request *rq;
 
-	/*
-	 * The next batch would wait for more (one per unit, on a device
-	 * that serves several, and while blk-ioq probes whether it does).
-	 * Held back, the next completion runs the queue again.
-	 */
-	*waits = dir == AS_ASYNC && !ioq_empty(&ad->dir[dir]) &&
-		 ad->core.in_flight >= max(ad->write_batch_count,
-					   ioq_units(&ad->core, now));
+	*waits = dir == AS_ASYNC && as_write_batch_holds(ad, now);
 	if (*waits)
 		return NULL;
 	rq = as_expired_request(ad, dir, now);
@@ -523,6 +594,8 @@ static struct request *as_take_request(struct ioq_sched *s, u64 now)
 		as_antic_end(ad, now, AS_ANTIC_TIMEOUT);
 	if (as_antic_waiting(ad))
 		return NULL;
+	if (ad->writeback_wait && !as_writeback_coming(ad, now))
+		as_writeback_wait_end(ad, now, false);
 	if (!ad->batch_changed &&
 	    !(reads && writes && as_batch_expired(ad, now))) {
 		rq = as_batch_request(ad, now, &waits);
@@ -574,6 +647,7 @@ static void as_dispatched(struct ioq_sched *s, struct request *rq, u64 now)
 
 	if (as_antic_waiting(ad))
 		as_antic_end(ad, now, AS_ANTIC_BYPASS);
+	as_writeback_wait_end(ad, now, as_dir_of(rq) == AS_ASYNC);
 	if (rq == ad->arrived)
 		ad->arrived = NULL;
 	for (dir = 0; dir < AS_NR_DIRS; dir++)
@@ -632,6 +706,8 @@ static void as_completed(struct ioq_sched *s, struct ioq_client *c,
 	if (ad->antic == AS_ANTIC_WAIT_REQ && c == ad->antic_client &&
 	    !c->in_flight)
 		as_antic_wait_next(ad, now);
+	if (dir == AS_ASYNC)
+		as_writeback_completed(ad, now);
 }
 
 /*
@@ -863,6 +939,8 @@ static int as_antic_show(void *data, struct seq_file *m)
 			   ad->antic_count[why]);
 	seq_printf(m, "waited_ms %llu\n",
 		   div_u64(ad->antic_waited_ns, NSEC_PER_MSEC));
+	seq_printf(m, "writeback_waits %llu\nwriteback_arrived %llu\n",
+		   ad->writeback_waits, ad->writeback_arrived);
 	spin_unlock_irqrestore(&ad->core.lock, flags);
 	return 0;
 }

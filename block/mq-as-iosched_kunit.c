@@ -30,6 +30,8 @@ static int as_test_init(struct kunit *test)
 	atomic_set(&ioq_kunit_runs, 0);
 	/* One spindle, not probed: the tests that want more say so. */
 	ad->core.tun.spindles = 1;
+	/* What ioq_depth_updated() gives writes of the test queue's tags. */
+	ad->core.async_depth = IOQ_TEST_TAGS * 3 / 4;
 	test->priv = ad;
 	return 0;
 }
@@ -426,6 +428,84 @@ static void as_test_batch_starts_drained(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, 3 * IOQ_TEST_MS), write);
 }
 
+/*
+ * On a device where writes may hold one scheduler tag (nr_requests 2),
+ * a write batch sends @write, writeback's only one, and a read comes:
+ * returns the read.
+ */
+static struct request *as_test_tag_bound_write(struct kunit *test,
+					       struct request *write)
+{
+	struct as_data *ad = test->priv;
+	struct ioq_icq *reader = as_test_process(test, 50 * IOQ_TEST_MS, 8);
+	struct request *first = as_test_rq(test, reader, AS_TEST_POS);
+	struct request *read = as_test_rq(test, reader, AS_TEST_POS + 8);
+
+	ad->core.async_depth = 1;
+	as_test_write_batch_chosen(test, first, write);
+	as_test_done(ad, first, 3 * IOQ_TEST_MS);
+	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, 3 * IOQ_TEST_MS), write);
+	as_test_insert(ad, read, 3 * IOQ_TEST_MS);
+	return read;
+}
+
+/*
+ * Writeback's next write waits for the tag of the one on the device: the
+ * write batch holds the device until it is back, and for a window after,
+ * and the write that comes goes before the read.
+ */
+static void as_test_write_batch_waits_for_tag_bound_writeback(struct kunit *test)
+{
+	struct as_data *ad = test->priv;
+	struct request *write = as_test_rq(test, NULL, AS_TEST_POS + AS_TEST_FAR);
+	struct request *next = as_test_rq(test, NULL,
+					  AS_TEST_POS + AS_TEST_FAR + 8);
+	struct request *read = as_test_tag_bound_write(test, write);
+
+	KUNIT_EXPECT_NULL(test, as_test_dispatch(ad, 3 * IOQ_TEST_MS));
+	KUNIT_EXPECT_FALSE(test, ad->batch_changed);
+	as_test_done(ad, write, 10 * IOQ_TEST_MS);
+	KUNIT_EXPECT_NULL(test, as_test_dispatch(ad, 11 * IOQ_TEST_MS));
+	as_test_insert(ad, next, 12 * IOQ_TEST_MS);
+	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, 12 * IOQ_TEST_MS), next);
+	KUNIT_EXPECT_EQ(test, ad->writeback_arrived, 1);
+	as_test_done(ad, next, 20 * IOQ_TEST_MS);
+	KUNIT_EXPECT_NULL(test, as_test_dispatch(ad, 21 * IOQ_TEST_MS));
+	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, 26 * IOQ_TEST_MS), read);
+}
+
+/*
+ * The window for writeback's next write is antic_expire: with no write
+ * by then, the read batch comes.
+ */
+static void as_test_writeback_wait_is_bounded(struct kunit *test)
+{
+	struct as_data *ad = test->priv;
+	struct request *write = as_test_rq(test, NULL, AS_TEST_POS + AS_TEST_FAR);
+	struct request *read = as_test_tag_bound_write(test, write);
+
+	as_test_done(ad, write, 10 * IOQ_TEST_MS);
+	KUNIT_EXPECT_NULL(test, as_test_dispatch(ad, 15 * IOQ_TEST_MS));
+	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, 16 * IOQ_TEST_MS), read);
+	KUNIT_EXPECT_EQ(test, ad->writeback_waits, 1);
+	KUNIT_EXPECT_EQ(test, ad->writeback_arrived, 0);
+}
+
+/* Writes that are not short of tags get no wait: the batch ends. */
+static void as_test_no_writeback_wait_with_tags_free(struct kunit *test)
+{
+	struct as_data *ad = test->priv;
+	struct request *write = as_test_rq(test, NULL, AS_TEST_POS + AS_TEST_FAR);
+	struct request *read = as_test_tag_bound_write(test, write);
+
+	ad->core.async_depth = 2;
+	KUNIT_EXPECT_NULL(test, as_test_dispatch(ad, 3 * IOQ_TEST_MS));
+	KUNIT_EXPECT_TRUE(test, ad->batch_changed);
+	as_test_done(ad, write, 10 * IOQ_TEST_MS);
+	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, 10 * IOQ_TEST_MS), read);
+	KUNIT_EXPECT_EQ(test, ad->writeback_waits, 0);
+}
+
 /* More writes than a write batch's first count. */
 #define AS_TEST_WRITES	(3 * AS_WRITE_BATCH_INIT)
 
@@ -683,6 +763,9 @@ static struct kunit_case as_test_cases[] = {
 	KUNIT_CASE(as_test_writes_get_their_batch),
 	KUNIT_CASE(as_test_batch_starts_drained),
 	KUNIT_CASE(as_test_write_batch_ends_after_its_count),
+	KUNIT_CASE(as_test_write_batch_waits_for_tag_bound_writeback),
+	KUNIT_CASE(as_test_writeback_wait_is_bounded),
+	KUNIT_CASE(as_test_no_writeback_wait_with_tags_free),
 	KUNIT_CASE(as_test_write_batch_holds_its_count_alone),
 	KUNIT_CASE(as_test_idle_write_batch_is_not_sized),
 	KUNIT_CASE(as_test_write_batch_timed_after_the_drain),
