@@ -23,7 +23,10 @@
  * them.  So a write batch keeps at most a count of requests on the
  * device, and once sync requests wait for it, lets them wait for that
  * many writes at most: a count adapted from batch to batch so that they
- * wait about write_batch_expire.
+ * wait about write_batch_expire.  The count is what a batch sends, not
+ * its depth: a device with two scheduler tags gets one write at a time,
+ * and its write batch waits for writeback's next write, which waits for
+ * the tag of the last (see as_writeback_coming()).
  *
  * Anticipation: a process that reads a file in order, or a few files in
  * turn, sends its next read shortly after its last one completed.  If
@@ -107,8 +110,14 @@ static const char *const as_antic_names[AS_NR_ANTIC_WHYS] = {
  */
 #define AS_CLOSE_SECTORS	8192
 #define AS_CLOSE_MAX_SHIFT	20
-/* A write batch's first count, in requests; as_size_write_batch() adapts it. */
+/*
+ * A write batch's first count, in requests; as_size_write_batch() adapts
+ * it.  The cap is blk-mq's default nr_requests of the deepest devices:
+ * none sends fewer writes per batch than when the count was a depth, and
+ * a count the device outgrew comes down in a few halvings.
+ */
 #define AS_WRITE_BATCH_INIT	8
+#define AS_WRITE_BATCH_MAX	(2 * BLKDEV_DEFAULT_RQ)
 /* How far back the sweep may step, and what a backward sector costs. */
 #define AS_BACK_SECTORS		(16 * 1024 * 2)
 #define AS_BACK_PENALTY		2
@@ -146,9 +155,9 @@ struct as_data {
 	bool write_batch_sizing;	/* it ended: a sync completion sizes it */
 	/*
 	 * The device is held for writeback's next write (see
-	 * as_writeback_coming()); how often, and how often it came.
+	 * as_writeback_coming()); the windows opened, and those it came in.
 	 */
-	bool writeback_wait;
+	bool writeback_window;
 	u64 writeback_waits;
 	u64 writeback_arrived;
 
@@ -309,6 +318,14 @@ static bool as_antic_enabled(struct as_data *ad, u64 now)
 	return ioq_units(s, now) == 1;
 }
 
+/* Every scheduler tag is taken: whoever waits for one cannot send. */
+static bool as_tags_taken(const struct as_data *ad)
+{
+	const struct ioq_sched *s = &ad->core;
+
+	return s->queued + s->in_flight >= s->queue->nr_requests;
+}
+
 /*
  * Why not to hold the device for the process of the last sync dispatch,
  * with @rq (sync, or NULL) the request that would go instead; or
@@ -317,14 +334,13 @@ static bool as_antic_enabled(struct as_data *ad, u64 now)
 static enum as_antic_why as_antic_veto(const struct as_data *ad,
 				       const struct request *rq, u64 now)
 {
-	const struct ioq_sched *s = &ad->core;
 	const struct ioq_client *c = ad->antic_client;
 	u64 window = as_ms(ad->tun.antic_expire);
 
 	if (c->queued)
 		return AS_ANTIC_QUEUED;
 	/* The process may be asleep waiting for a tag: it cannot come. */
-	if (s->queued + s->in_flight >= s->queue->nr_requests)
+	if (as_tags_taken(ad))
 		return AS_ANTIC_TAGS;
 	if (rq && as_close(ad, rq, now))
 		return AS_ANTIC_NEAR;
@@ -394,13 +410,14 @@ static bool as_writeback_tag_bound(const struct as_data *ad,
 	return on_device && on_device >= READ_ONCE(ad->core.async_depth);
 }
 
-/* The wait for writeback's next write ends; @arrived: the write came. */
-static void as_writeback_wait_end(struct as_data *ad, u64 now, bool arrived)
+/* The window for writeback's next write closes; @arrived: it came. */
+static void as_writeback_window_end(struct as_data *ad, u64 now,
+				    bool arrived)
 {
-	if (!ad->writeback_wait)
+	if (!ad->writeback_window)
 		return;
 	ioq_idle_stop(&ad->core, now);
-	ad->writeback_wait = false;
+	ad->writeback_window = false;
 	ad->writeback_arrived += arrived;
 }
 
@@ -420,53 +437,69 @@ static bool as_batch_expired(const struct as_data *ad, u64 now)
 	return !ad->batch_new && now >= ad->batch_end_ns;
 }
 
+/* The write batch has time and writes left, and waiting can pay. */
+static bool as_write_batch_may_wait(struct as_data *ad, u64 now)
+{
+	return !as_batch_expired(ad, now) && as_antic_enabled(ad, now);
+}
+
 /*
  * Whether the write batch under way holds the device for writeback's
- * next write although none is queued: its writes are tag-bound, on the
- * device or just back, and the batch has time and writes left.  Else a
- * device that takes one write at a time would get one per read batch.
+ * next write although none is queued, where anticipation pays (see
+ * as_antic_enabled()): its tag-bound writes are on the device, or one
+ * is just back and its window is open, and the batch has time and
+ * writes left.  Else a device that takes one write at a time would get
+ * one per read batch.  A read that took the last tag ends the window:
+ * writeback cannot come.
  */
 static bool as_writeback_coming(struct as_data *ad, u64 now)
 {
-	if (as_batch_expired(ad, now))
+	if (!as_write_batch_may_wait(ad, now))
 		return false;
-	return as_writeback_tag_bound(ad, ad->async_client.in_flight) ||
-	       (ad->writeback_wait && now < ad->core.idle_until_ns);
+	if (ad->writeback_window)
+		return now < ad->core.idle_until_ns &&
+		       (!ioq_empty(&ad->dir[AS_ASYNC]) || !as_tags_taken(ad));
+	return as_writeback_tag_bound(ad, ad->async_client.in_flight);
 }
 
 /*
  * A write of the batch under way is back, and writeback's next one may
- * be waiting for its tag: hold the device for it for an anticipation
- * window, where anticipation pays (see as_antic_enabled()).
+ * be waiting for its tag: open a window of antic_expire for it, within
+ * the batch's time.
  */
-static void as_writeback_completed(struct as_data *ad, u64 now)
+static void as_writeback_window_start(struct as_data *ad, u64 now)
 {
-	struct ioq_client *c = &ad->async_client;
+	u64 window = as_ms(ad->tun.antic_expire);
 
 	if (ad->batch != AS_ASYNC || ad->batch_changed ||
-	    ad->writeback_wait || !ioq_empty(&ad->dir[AS_ASYNC]) ||
-	    !as_writeback_tag_bound(ad, c->in_flight + 1) ||
-	    as_batch_expired(ad, now) || !as_antic_enabled(ad, now))
+	    ad->writeback_window || !ioq_empty(&ad->dir[AS_ASYNC]) ||
+	    !as_writeback_tag_bound(ad, ad->async_client.in_flight + 1) ||
+	    !as_write_batch_may_wait(ad, now) || as_tags_taken(ad))
 		return;
-	ad->writeback_wait = true;
+	if (!ad->batch_new)
+		window = min(window, ad->batch_end_ns - now);
+	ad->writeback_window = true;
 	ad->writeback_waits++;
-	ioq_idle_start(&ad->core, now, as_ms(ad->tun.antic_expire));
+	ioq_idle_start(&ad->core, now, window);
 }
 
 /*
  * Whether the write batch holds the device rather than send a write:
- * the writes on it are the batch's count, and the next batch would wait
- * for more (one per unit, on a device that serves several, and while
- * blk-ioq probes whether it does), or none is queued and writeback's
+ * the writes on it are the batch's count (or nr_requests, the count
+ * being what a batch sends), and the next batch would wait for more
+ * (one per unit, on a device that serves several, and while blk-ioq
+ * probes whether it does), or none is queued and writeback's
  * next is coming.  Held back, a completion or the window's end runs the
  * queue again.
  */
 static bool as_write_batch_holds(struct as_data *ad, u64 now)
 {
+	unsigned int depth = min(ad->write_batch_count,
+				 ad->core.queue->nr_requests);
+
 	if (ioq_empty(&ad->dir[AS_ASYNC]))
 		return as_writeback_coming(ad, now);
-	return ad->core.in_flight >= max(ad->write_batch_count,
-					 ioq_units(&ad->core, now));
+	return ad->core.in_flight >= max(depth, ioq_units(&ad->core, now));
 }
 
 /*
@@ -522,7 +555,7 @@ static void as_size_write_batch(struct as_data *ad, u64 wait_ns)
 	else if (wait_ns < target && !ad->writes_left)
 		count = 3 * wait_ns < target ? count * 2 : count + 1;
 	ad->write_batch_count = clamp_t(unsigned int, count, 1,
-					ad->core.queue->nr_requests);
+					AS_WRITE_BATCH_MAX);
 }
 
 /*
@@ -594,8 +627,8 @@ static struct request *as_take_request(struct ioq_sched *s, u64 now)
 		as_antic_end(ad, now, AS_ANTIC_TIMEOUT);
 	if (as_antic_waiting(ad))
 		return NULL;
-	if (ad->writeback_wait && !as_writeback_coming(ad, now))
-		as_writeback_wait_end(ad, now, false);
+	if (ad->writeback_window && !as_writeback_coming(ad, now))
+		as_writeback_window_end(ad, now, false);
 	if (!ad->batch_changed &&
 	    !(reads && writes && as_batch_expired(ad, now))) {
 		rq = as_batch_request(ad, now, &waits);
@@ -622,6 +655,7 @@ static struct request *as_take_request(struct ioq_sched *s, u64 now)
 	if (WARN_ON_ONCE(!rq))
 		return NULL;
 	ioq_del_request(&ad->dir[as_dir_of(rq)], rq);
+	as_writeback_window_end(ad, now, as_dir_of(rq) == AS_ASYNC);
 	/* Alone, a batch runs on: its time counts against the other's. */
 	if (ioq_empty(&ad->dir[as_other_dir(ad->batch)]))
 		ad->batch_end_ns = now + as_ms(ad->tun.batch_expire[ad->batch]);
@@ -636,7 +670,8 @@ static struct request *as_take_request(struct ioq_sched *s, u64 now)
 /*
  * @rq goes to the device: the head moves, and its process is the one to
  * anticipate next, if it is one process that is still there.  A wait in
- * progress ends: a requeued request went out past the policy.
+ * progress, for a process or for writeback, ends: a requeued request went
+ * out past the policy.
  */
 static void as_dispatched(struct ioq_sched *s, struct request *rq, u64 now)
 {
@@ -647,7 +682,7 @@ static void as_dispatched(struct ioq_sched *s, struct request *rq, u64 now)
 
 	if (as_antic_waiting(ad))
 		as_antic_end(ad, now, AS_ANTIC_BYPASS);
-	as_writeback_wait_end(ad, now, as_dir_of(rq) == AS_ASYNC);
+	as_writeback_window_end(ad, now, false);
 	if (rq == ad->arrived)
 		ad->arrived = NULL;
 	for (dir = 0; dir < AS_NR_DIRS; dir++)
@@ -683,9 +718,9 @@ static void as_insert(struct ioq_sched *s, struct request *rq, u64 now)
 /*
  * A request of @c is back: the batch's first starts its clock, the first
  * sync one after a write batch that sync requests waited for sizes the
- * next, and the anticipated process's last opens its window.  One in the
- * new batch's direction while the last batch drains was sent again past
- * the policy: it does neither.
+ * next, and the anticipated process's last opens its window, as a write
+ * does for writeback's next.  One in the new batch's direction while the
+ * last batch drains was sent again past the policy: it does neither.
  */
 static void as_completed(struct ioq_sched *s, struct ioq_client *c,
 			 u64 service_ns, u64 now)
@@ -707,7 +742,7 @@ static void as_completed(struct ioq_sched *s, struct ioq_client *c,
 	    !c->in_flight)
 		as_antic_wait_next(ad, now);
 	if (dir == AS_ASYNC)
-		as_writeback_completed(ad, now);
+		as_writeback_window_start(ad, now);
 }
 
 /*
@@ -824,8 +859,7 @@ static void as_init_data(struct as_data *ad, struct request_queue *q)
 		ioq_init(&ad->dir[dir]);
 	ad->batch = AS_SYNC;
 	ad->batch_new = true;
-	ad->write_batch_count = min_t(unsigned int, AS_WRITE_BATCH_INIT,
-				      q->nr_requests);
+	ad->write_batch_count = AS_WRITE_BATCH_INIT;
 	ioq_client_init(&ad->async_client);
 	ioq_client_init(&ad->oom_client);
 }

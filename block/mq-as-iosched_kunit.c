@@ -17,6 +17,17 @@ MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 /* Far from it: not close, and past a backward step of the sweep. */
 #define AS_TEST_FAR	(SZ_512M >> SECTOR_SHIFT)
 
+/* Set up a zeroed @ad on @q, of q->nr_requests scheduler tags. */
+static void as_test_init_data(struct as_data *ad, struct request_queue *q)
+{
+	as_init_data(ad, q);
+	ad->core.run_queue = ioq_kunit_count_run;
+	/* One spindle, not probed: the tests that want more say so. */
+	ad->core.tun.spindles = 1;
+	/* What ioq_depth_updated() gives writes of those tags. */
+	ad->core.async_depth = max(1U, q->nr_requests * 3 / 4);
+}
+
 static int as_test_init(struct kunit *test)
 {
 	struct as_data *ad = kunit_kzalloc(test, sizeof(*ad), GFP_KERNEL);
@@ -24,16 +35,23 @@ static int as_test_init(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, ad);
 	q = ioq_test_queue(test);
-	as_init_data(ad, q);
+	as_test_init_data(ad, q);
 	ioq_test_attach(test, q, &ad->core);
-	ad->core.run_queue = ioq_kunit_count_run;
 	atomic_set(&ioq_kunit_runs, 0);
-	/* One spindle, not probed: the tests that want more say so. */
-	ad->core.tun.spindles = 1;
-	/* What ioq_depth_updated() gives writes of the test queue's tags. */
-	ad->core.async_depth = IOQ_TEST_TAGS * 3 / 4;
 	test->priv = ad;
 	return 0;
+}
+
+/* The scheduler is set up again, idle, on a queue of @tags tags. */
+static void as_test_reinit(struct kunit *test, unsigned int tags)
+{
+	struct as_data *ad = test->priv;
+	struct request_queue *q = ad->core.queue;
+
+	ioq_sched_stop(&ad->core);
+	memset(ad, 0, sizeof(*ad));
+	q->nr_requests = tags;
+	as_test_init_data(ad, q);
 }
 
 static void as_test_exit(struct kunit *test)
@@ -429,19 +447,20 @@ static void as_test_batch_starts_drained(struct kunit *test)
 }
 
 /*
- * On a device where writes may hold one scheduler tag (nr_requests 2),
- * a write batch sends @write, writeback's only one, and a read comes:
- * returns the read.
+ * On a device of @tags scheduler tags (2 for one that takes a request at
+ * a time: writes may hold one), a write batch sends @write, writeback's
+ * only one, and a read comes: returns the read.
  */
-static struct request *as_test_tag_bound_write(struct kunit *test,
-					       struct request *write)
+static struct request *as_test_small_queue_write(struct kunit *test,
+						 unsigned int tags,
+						 struct request *write)
 {
 	struct as_data *ad = test->priv;
 	struct ioq_icq *reader = as_test_process(test, 50 * IOQ_TEST_MS, 8);
 	struct request *first = as_test_rq(test, reader, AS_TEST_POS);
 	struct request *read = as_test_rq(test, reader, AS_TEST_POS + 8);
 
-	ad->core.async_depth = 1;
+	as_test_reinit(test, tags);
 	as_test_write_batch_chosen(test, first, write);
 	as_test_done(ad, first, 3 * IOQ_TEST_MS);
 	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, 3 * IOQ_TEST_MS), write);
@@ -460,7 +479,7 @@ static void as_test_write_batch_waits_for_tag_bound_writeback(struct kunit *test
 	struct request *write = as_test_rq(test, NULL, AS_TEST_POS + AS_TEST_FAR);
 	struct request *next = as_test_rq(test, NULL,
 					  AS_TEST_POS + AS_TEST_FAR + 8);
-	struct request *read = as_test_tag_bound_write(test, write);
+	struct request *read = as_test_small_queue_write(test, 2, write);
 
 	KUNIT_EXPECT_NULL(test, as_test_dispatch(ad, 3 * IOQ_TEST_MS));
 	KUNIT_EXPECT_FALSE(test, ad->batch_changed);
@@ -469,9 +488,49 @@ static void as_test_write_batch_waits_for_tag_bound_writeback(struct kunit *test
 	as_test_insert(ad, next, 12 * IOQ_TEST_MS);
 	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, 12 * IOQ_TEST_MS), next);
 	KUNIT_EXPECT_EQ(test, ad->writeback_arrived, 1);
-	as_test_done(ad, next, 20 * IOQ_TEST_MS);
+	/* Held with the write on the device: its completion runs the queue. */
+	KUNIT_EXPECT_NULL(test, as_test_dispatch(ad, 13 * IOQ_TEST_MS));
+	KUNIT_EXPECT_TRUE(test, ioq_kunit_done(&ad->core, next,
+					       20 * IOQ_TEST_MS));
 	KUNIT_EXPECT_NULL(test, as_test_dispatch(ad, 21 * IOQ_TEST_MS));
 	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, 26 * IOQ_TEST_MS), read);
+}
+
+/*
+ * So a read waits for the write batch's count of writes, not one: each
+ * write is back 4 ms after it went, its completion runs the queue, and
+ * writeback's next write comes 0.5 ms later.  The count is not capped by
+ * nr_requests, which limits only the depth.
+ */
+static void as_test_tag_bound_batch_sends_its_count(struct kunit *test)
+{
+	struct as_data *ad = test->priv;
+	struct request *write = as_test_rq(test, NULL, AS_TEST_POS + AS_TEST_FAR);
+	struct request *read = as_test_small_queue_write(test, 2, write);
+	u64 t = 3 * IOQ_TEST_MS;
+	unsigned int sent = 1;
+	struct request *rq;
+
+	/* The read's insert ran the queue. */
+	rq = as_test_dispatch(ad, t);
+	while (!rq && sent <= 4 * AS_WRITE_BATCH_INIT) {
+		t += 4 * IOQ_TEST_MS;
+		as_test_done(ad, write, t);
+		rq = as_test_dispatch(ad, t);
+		if (rq)
+			break;
+		t += IOQ_TEST_MS / 2;
+		write = as_test_rq(test, NULL,
+				   AS_TEST_POS + AS_TEST_FAR + sent * 8);
+		as_test_insert(ad, write, t);
+		rq = as_test_dispatch(ad, t);
+		if (rq != write)
+			break;
+		sent++;
+		rq = as_test_dispatch(ad, t);
+	}
+	KUNIT_EXPECT_PTR_EQ(test, rq, read);
+	KUNIT_EXPECT_EQ(test, sent, AS_WRITE_BATCH_INIT);
 }
 
 /*
@@ -482,23 +541,26 @@ static void as_test_writeback_wait_is_bounded(struct kunit *test)
 {
 	struct as_data *ad = test->priv;
 	struct request *write = as_test_rq(test, NULL, AS_TEST_POS + AS_TEST_FAR);
-	struct request *read = as_test_tag_bound_write(test, write);
+	struct request *read = as_test_small_queue_write(test, 2, write);
+	u64 end = 10 * IOQ_TEST_MS + as_ms(ad->tun.antic_expire);
 
 	as_test_done(ad, write, 10 * IOQ_TEST_MS);
-	KUNIT_EXPECT_NULL(test, as_test_dispatch(ad, 15 * IOQ_TEST_MS));
-	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, 16 * IOQ_TEST_MS), read);
+	KUNIT_EXPECT_NULL(test, as_test_dispatch(ad, end - 1));
+	KUNIT_EXPECT_PTR_EQ(test, as_test_dispatch(ad, end), read);
 	KUNIT_EXPECT_EQ(test, ad->writeback_waits, 1);
 	KUNIT_EXPECT_EQ(test, ad->writeback_arrived, 0);
 }
 
-/* Writes that are not short of tags get no wait: the batch ends. */
+/*
+ * Writes that are not short of tags (three of four) get no wait: with
+ * none queued, the batch ends.
+ */
 static void as_test_no_writeback_wait_with_tags_free(struct kunit *test)
 {
 	struct as_data *ad = test->priv;
 	struct request *write = as_test_rq(test, NULL, AS_TEST_POS + AS_TEST_FAR);
-	struct request *read = as_test_tag_bound_write(test, write);
+	struct request *read = as_test_small_queue_write(test, 4, write);
 
-	ad->core.async_depth = 2;
 	KUNIT_EXPECT_NULL(test, as_test_dispatch(ad, 3 * IOQ_TEST_MS));
 	KUNIT_EXPECT_TRUE(test, ad->batch_changed);
 	as_test_done(ad, write, 10 * IOQ_TEST_MS);
@@ -717,8 +779,8 @@ static const struct as_test_batch_case as_test_batch_cases[] = {
 	{ "short_of_writes_stays", AS_WRITE_BATCH_INIT / 2, 20, 0, 0,
 	  AS_WRITE_BATCH_INIT },
 	{ "never_below_one", AS_TEST_WRITES, 500, 1, 0, 1 },
-	{ "never_above_nr_requests", AS_TEST_WRITES, 20, 0,
-	  AS_WRITE_BATCH_INIT + 4, AS_WRITE_BATCH_INIT + 4 },
+	{ "not_capped_by_nr_requests", AS_TEST_WRITES, 20, 0, 2,
+	  AS_WRITE_BATCH_INIT * 2 },
 };
 
 static void as_test_batch_case_desc(const struct as_test_batch_case *c,
@@ -748,6 +810,17 @@ static void as_test_write_batch_count_adapts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ad->write_batch_count, c->count);
 }
 
+/* A batch that sent a count at the cap quickly does not raise it. */
+static void as_test_write_batch_count_capped(struct kunit *test)
+{
+	struct as_data *ad = test->priv;
+
+	ad->write_batch_count = AS_WRITE_BATCH_MAX;
+	ad->writes_left = 0;
+	as_size_write_batch(ad, IOQ_TEST_MS);
+	KUNIT_EXPECT_EQ(test, ad->write_batch_count, AS_WRITE_BATCH_MAX);
+}
+
 static struct kunit_case as_test_cases[] = {
 	KUNIT_CASE(as_test_waits_for_close_thinker),
 	KUNIT_CASE(as_test_arrived_goes_first),
@@ -765,11 +838,13 @@ static struct kunit_case as_test_cases[] = {
 	KUNIT_CASE(as_test_write_batch_ends_after_its_count),
 	KUNIT_CASE(as_test_write_batch_waits_for_tag_bound_writeback),
 	KUNIT_CASE(as_test_writeback_wait_is_bounded),
+	KUNIT_CASE(as_test_tag_bound_batch_sends_its_count),
 	KUNIT_CASE(as_test_no_writeback_wait_with_tags_free),
 	KUNIT_CASE(as_test_write_batch_holds_its_count_alone),
 	KUNIT_CASE(as_test_idle_write_batch_is_not_sized),
 	KUNIT_CASE(as_test_write_batch_timed_after_the_drain),
 	KUNIT_CASE(as_test_resent_read_does_not_size),
+	KUNIT_CASE(as_test_write_batch_count_capped),
 	KUNIT_CASE_PARAM(as_test_write_batch_count_adapts,
 			 as_test_batch_gen_params),
 	{}

@@ -703,6 +703,9 @@ static void as_check_shares(struct __test_metadata *_metadata,
 	       antic_count(disk, "thinks"), antic_count(disk, "seeks"));
 	TH_LOG("a write batch's count at the end: %lld requests",
 	       as_debugfs_value(disk, "batch", "write_batch_count"));
+	TH_LOG("waits for writeback's next write: %lld, it came in %lld",
+	       antic_count(disk, "writeback_waits"),
+	       antic_count(disk, "writeback_arrived"));
 }
 
 /*
