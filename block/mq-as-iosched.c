@@ -26,7 +26,7 @@
  * wait about write_batch_expire.  The count is what a batch sends, not
  * its depth: a device with two scheduler tags gets one write at a time,
  * and its write batch waits for writeback's next write, which waits for
- * the tag of the last (see as_writeback_coming()).
+ * the tag of the last (see as_waits_for_writeback()).
  *
  * Anticipation: a process that reads a file in order, or a few files in
  * turn, sends its next read shortly after its last one completed.  If
@@ -112,9 +112,10 @@ static const char *const as_antic_names[AS_NR_ANTIC_WHYS] = {
 #define AS_CLOSE_MAX_SHIFT	20
 /*
  * A write batch's first count, in requests; as_size_write_batch() adapts
- * it.  The cap is blk-mq's default nr_requests of the deepest devices:
- * none sends fewer writes per batch than when the count was a depth, and
- * a count the device outgrew comes down in a few halvings.
+ * it.  The cap is blk-mq's default nr_requests of the deepest devices,
+ * which sent as many writes per batch when the count was capped at
+ * nr_requests (only one raised above it sends fewer), and a count the
+ * device outgrew comes down in a few halvings.
  */
 #define AS_WRITE_BATCH_INIT	8
 #define AS_WRITE_BATCH_MAX	(2 * BLKDEV_DEFAULT_RQ)
@@ -155,7 +156,7 @@ struct as_data {
 	bool write_batch_sizing;	/* it ended: a sync completion sizes it */
 	/*
 	 * The device is held for writeback's next write (see
-	 * as_writeback_coming()); the windows opened, and those it came in.
+	 * as_waits_for_writeback()); the windows opened, and those it came in.
 	 */
 	bool writeback_window;
 	u64 writeback_waits;
@@ -402,7 +403,8 @@ static struct request *as_sweep_request(const struct as_data *ad,
  * Writeback's writes on the device hold every scheduler tag writes may
  * have (async_depth: the one tag of a device with nr_requests 2), so its
  * next write waits for one of them to be freed: its direction is empty,
- * yet writeback is not done.
+ * yet writeback is not done.  Sync writes share the limit and are not
+ * counted: missing them only ends a batch as if there were no wait.
  */
 static bool as_writeback_tag_bound(const struct as_data *ad,
 				   unsigned int on_device)
@@ -449,44 +451,41 @@ static bool as_write_batch_may_wait(struct as_data *ad, u64 now)
  * as_antic_enabled()): its tag-bound writes are on the device, or one
  * is just back and its window is open, and the batch has time and
  * writes left.  Else a device that takes one write at a time would get
- * one per read batch.  A read that took the last tag ends the window:
- * writeback cannot come.
+ * one per read batch.  Like anticipation, it is off while blk-ioq
+ * probes the device for several units.
  */
-static bool as_writeback_coming(struct as_data *ad, u64 now)
+static bool as_waits_for_writeback(struct as_data *ad, u64 now)
 {
 	if (!as_write_batch_may_wait(ad, now))
 		return false;
 	if (ad->writeback_window)
-		return now < ad->core.idle_until_ns &&
-		       (!ioq_empty(&ad->dir[AS_ASYNC]) || !as_tags_taken(ad));
+		return now < ad->core.idle_until_ns;
 	return as_writeback_tag_bound(ad, ad->async_client.in_flight);
 }
 
 /*
  * A write of the batch under way is back, and writeback's next one may
  * be waiting for its tag: open a window of antic_expire for it, within
- * the batch's time.
+ * the batch's time (its clock runs: this completion started it if none
+ * did).  Not if every tag is taken, writeback could not send.
  */
 static void as_writeback_window_start(struct as_data *ad, u64 now)
 {
-	u64 window = as_ms(ad->tun.antic_expire);
-
 	if (ad->batch != AS_ASYNC || ad->batch_changed ||
 	    ad->writeback_window || !ioq_empty(&ad->dir[AS_ASYNC]) ||
 	    !as_writeback_tag_bound(ad, ad->async_client.in_flight + 1) ||
 	    !as_write_batch_may_wait(ad, now) || as_tags_taken(ad))
 		return;
-	if (!ad->batch_new)
-		window = min(window, ad->batch_end_ns - now);
 	ad->writeback_window = true;
 	ad->writeback_waits++;
-	ioq_idle_start(&ad->core, now, window);
+	ioq_idle_start(&ad->core, now, min(as_ms(ad->tun.antic_expire),
+					   ad->batch_end_ns - now));
 }
 
 /*
  * Whether the write batch holds the device rather than send a write:
- * the writes on it are the batch's count (or nr_requests, the count
- * being what a batch sends), and the next batch would wait for more
+ * the requests on it reach the batch's depth, min(count, nr_requests),
+ * and the next batch would wait for more
  * (one per unit, on a device that serves several, and while blk-ioq
  * probes whether it does), or none is queued and writeback's
  * next is coming.  Held back, a completion or the window's end runs the
@@ -498,7 +497,7 @@ static bool as_write_batch_holds(struct as_data *ad, u64 now)
 				 ad->core.queue->nr_requests);
 
 	if (ioq_empty(&ad->dir[AS_ASYNC]))
-		return as_writeback_coming(ad, now);
+		return as_waits_for_writeback(ad, now);
 	return ad->core.in_flight >= max(depth, ioq_units(&ad->core, now));
 }
 
@@ -627,7 +626,7 @@ static struct request *as_take_request(struct ioq_sched *s, u64 now)
 		as_antic_end(ad, now, AS_ANTIC_TIMEOUT);
 	if (as_antic_waiting(ad))
 		return NULL;
-	if (ad->writeback_window && !as_writeback_coming(ad, now))
+	if (ad->writeback_window && !as_waits_for_writeback(ad, now))
 		as_writeback_window_end(ad, now, false);
 	if (!ad->batch_changed &&
 	    !(reads && writes && as_batch_expired(ad, now))) {
@@ -701,8 +700,15 @@ static void as_insert(struct ioq_sched *s, struct request *rq, u64 now)
 
 	ioq_add_request(&ad->dir[dir], rq,
 			jiffies + msecs_to_jiffies(ad->tun.expire[dir]));
-	if (dir == AS_SYNC)
+	if (dir == AS_SYNC) {
 		as_contend_write_batch(ad, now);
+		/*
+		 * It may hold the tag writeback waits for (on a device of
+		 * two tags, the one free): do not hold the device for a
+		 * write that may not come.
+		 */
+		as_writeback_window_end(ad, now, false);
+	}
 	if (ad->antic == AS_ANTIC_WAIT_NEXT && now >= s->idle_until_ns)
 		as_antic_end(ad, now, AS_ANTIC_TIMEOUT);
 	if (!as_antic_waiting(ad) || dir != AS_SYNC)

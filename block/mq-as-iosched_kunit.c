@@ -48,6 +48,7 @@ static void as_test_reinit(struct kunit *test, unsigned int tags)
 	struct as_data *ad = test->priv;
 	struct request_queue *q = ad->core.queue;
 
+	KUNIT_ASSERT_EQ(test, ad->core.queued + ad->core.in_flight, 0);
 	ioq_sched_stop(&ad->core);
 	memset(ad, 0, sizeof(*ad));
 	q->nr_requests = tags;
@@ -552,6 +553,28 @@ static void as_test_writeback_wait_is_bounded(struct kunit *test)
 }
 
 /*
+ * A sync request that comes in the window ends it: it may hold the tag
+ * writeback waits for.  The batch ends, and the reads go.
+ */
+static void as_test_sync_request_ends_writeback_wait(struct kunit *test)
+{
+	struct as_data *ad = test->priv;
+	struct ioq_icq *other = as_test_process(test, 50 * IOQ_TEST_MS, 8);
+	struct request *write = as_test_rq(test, NULL, AS_TEST_POS + AS_TEST_FAR);
+	struct request *late = as_test_rq(test, other, AS_TEST_POS + 16);
+	struct request *rq;
+
+	as_test_small_queue_write(test, 2, write);
+	as_test_done(ad, write, 10 * IOQ_TEST_MS);
+	KUNIT_EXPECT_TRUE(test, ad->writeback_window);
+	as_test_insert(ad, late, 11 * IOQ_TEST_MS);
+	rq = as_test_dispatch(ad, 11 * IOQ_TEST_MS);
+	KUNIT_ASSERT_NOT_NULL(test, rq);
+	KUNIT_EXPECT_EQ(test, as_dir_of(rq), AS_SYNC);
+	KUNIT_EXPECT_EQ(test, ad->writeback_arrived, 0);
+}
+
+/*
  * Writes that are not short of tags (three of four) get no wait: with
  * none queued, the batch ends.
  */
@@ -758,7 +781,6 @@ struct as_test_batch_case {
 	unsigned int writes;	/* queued by writeback */
 	u64 back_ms;		/* the batch took this long, for the read */
 	unsigned int from;	/* the count before (0: the first) */
-	unsigned int tags;	/* nr_requests (0: the test queue's) */
 	unsigned int count;	/* the next batch's count */
 };
 
@@ -767,20 +789,16 @@ struct as_test_batch_case {
  * 41.7 ms, three times 375 ms.
  */
 static const struct as_test_batch_case as_test_batch_cases[] = {
-	{ "far_too_long_halves", AS_TEST_WRITES, 500, 0, 0,
+	{ "far_too_long_halves", AS_TEST_WRITES, 500, 0,
 	  AS_WRITE_BATCH_INIT / 2 },
-	{ "too_long_shrinks", AS_TEST_WRITES, 300, 0, 0,
-	  AS_WRITE_BATCH_INIT - 1 },
-	{ "on_target_stays", AS_TEST_WRITES, 125, 0, 0, AS_WRITE_BATCH_INIT },
-	{ "too_short_grows", AS_TEST_WRITES, 50, 0, 0,
-	  AS_WRITE_BATCH_INIT + 1 },
-	{ "far_too_short_doubles", AS_TEST_WRITES, 20, 0, 0,
+	{ "too_long_shrinks", AS_TEST_WRITES, 300, 0, AS_WRITE_BATCH_INIT - 1 },
+	{ "on_target_stays", AS_TEST_WRITES, 125, 0, AS_WRITE_BATCH_INIT },
+	{ "too_short_grows", AS_TEST_WRITES, 50, 0, AS_WRITE_BATCH_INIT + 1 },
+	{ "far_too_short_doubles", AS_TEST_WRITES, 20, 0,
 	  AS_WRITE_BATCH_INIT * 2 },
-	{ "short_of_writes_stays", AS_WRITE_BATCH_INIT / 2, 20, 0, 0,
+	{ "short_of_writes_stays", AS_WRITE_BATCH_INIT / 2, 20, 0,
 	  AS_WRITE_BATCH_INIT },
-	{ "never_below_one", AS_TEST_WRITES, 500, 1, 0, 1 },
-	{ "not_capped_by_nr_requests", AS_TEST_WRITES, 20, 0, 2,
-	  AS_WRITE_BATCH_INIT * 2 },
+	{ "never_below_one", AS_TEST_WRITES, 500, 1, 1 },
 };
 
 static void as_test_batch_case_desc(const struct as_test_batch_case *c,
@@ -804,8 +822,6 @@ static void as_test_write_batch_count_adapts(struct kunit *test)
 
 	if (c->from)
 		ad->write_batch_count = c->from;
-	if (c->tags)
-		ad->core.queue->nr_requests = c->tags;
 	as_test_write_batch(test, c->writes, c->back_ms);
 	KUNIT_EXPECT_EQ(test, ad->write_batch_count, c->count);
 }
@@ -839,6 +855,7 @@ static struct kunit_case as_test_cases[] = {
 	KUNIT_CASE(as_test_write_batch_waits_for_tag_bound_writeback),
 	KUNIT_CASE(as_test_writeback_wait_is_bounded),
 	KUNIT_CASE(as_test_tag_bound_batch_sends_its_count),
+	KUNIT_CASE(as_test_sync_request_ends_writeback_wait),
 	KUNIT_CASE(as_test_no_writeback_wait_with_tags_free),
 	KUNIT_CASE(as_test_write_batch_holds_its_count_alone),
 	KUNIT_CASE(as_test_idle_write_batch_is_not_sized),
