@@ -485,11 +485,10 @@ static void as_writeback_window_start(struct as_data *ad, u64 now)
 /*
  * Whether the write batch holds the device rather than send a write:
  * the requests on it reach the batch's depth, min(count, nr_requests),
- * and the next batch would wait for more
- * (one per unit, on a device that serves several, and while blk-ioq
- * probes whether it does), or none is queued and writeback's
- * next is coming.  Held back, a completion or the window's end runs the
- * queue again.
+ * and the next batch would wait for more (one per unit, on a device that
+ * serves several, and while blk-ioq probes whether it does), or none is
+ * queued and writeback's next is coming.  Held back, a completion or the
+ * window's end runs the queue again.
  */
 static bool as_write_batch_holds(struct as_data *ad, u64 now)
 {
