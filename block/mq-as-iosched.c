@@ -456,11 +456,12 @@ static bool as_write_batch_may_wait(struct as_data *ad, u64 now)
  */
 static bool as_waits_for_writeback(struct as_data *ad, u64 now)
 {
-	if (!as_write_batch_may_wait(ad, now))
-		return false;
-	if (ad->writeback_window)
-		return now < ad->core.idle_until_ns;
-	return as_writeback_tag_bound(ad, ad->async_client.in_flight);
+	bool waiting = ad->writeback_window ?
+		       now < ad->core.idle_until_ns :
+		       as_writeback_tag_bound(ad, ad->async_client.in_flight);
+
+	/* Last: ioq_units() may start a probe, as before the wait existed. */
+	return waiting && as_write_batch_may_wait(ad, now);
 }
 
 /*
