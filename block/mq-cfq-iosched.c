@@ -784,8 +784,9 @@ static void cfq_preempt(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 
 /*
  * Async dispatch depth after sync completions: one request at first,
- * growing to quantum over the first part of an async slice (the seeds/003
- * ramp).  A random reader's deadline ends async slices after about
+ * growing to quantum over the first part of an async slice (CFQ's ramp,
+ * from "Do not overload dispatch queue", linux-kernel, October 2009).  A
+ * random reader's deadline ends async slices after about
  * fifo_expire_sync; ramping over the whole slice would leave them one to
  * three requests deep for most of their length.
  */
@@ -913,7 +914,8 @@ static struct cfq_queue *cfq_select_queue(struct cfq_data *cfqd, u64 now)
 		 * Only a random reader cuts an async slice short.  A streaming
 		 * reader waits for the slice to end: it wants bandwidth, and
 		 * cutting every async slice for it would cost two seeks each
-		 * time and most of the writer's share (seeds/003).
+		 * time and most of the writer's share (dd beside a writer in
+		 * "Do not overload dispatch queue", linux-kernel, 2009).
 		 */
 		cfq_expire(cfqd, now, CFQ_EXPIRED_OVERDUE);
 	} else if (cfqq) {

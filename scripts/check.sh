@@ -34,6 +34,27 @@ check_one()
 	fi
 }
 
+# What only this repository has (its seed files, its make targets and
+# bench cells) means nothing to a reader of the series: patches and the
+# files they add cite mailing-list threads by list, subject and date.
+PROJECT_ONLY='seeds/[0-9]|\bmake (bench|ab|selftest|kunit|ra-matrix|test)\b|DESIGN\.md|cells\.conf|\b(CELLS|PROFILE)='
+
+# One TAP line: no patch and no added file cites this repository.
+check_citations()
+{
+	local hits files
+	n=$((n + 1))
+	mapfile -t files < <(series_patches | sed 's|^|patches/|'; cut -d' ' -f1 "$BUILD/added-files.list")
+	hits=$(cd "$TOP" && grep -nE "$PROJECT_ONLY" "${files[@]}" || true)
+	if [ -z "$hits" ]; then
+		echo "ok $n the series cites no path or command of this repository"
+	else
+		echo "$hits" | sed 's/^/# /'
+		echo "not ok $n the series cites no path or command of this repository"
+		bad=$((bad + 1))
+	fi
+}
+
 "$TOP/scripts/prepare.sh"
 n=0
 bad=0
@@ -47,5 +68,6 @@ while read -r src dst; do
 	esac
 	check_one "$src" "-f $dst"
 done <"$BUILD/added-files.list"
+check_citations
 echo "1..$n"
 [ $bad = 0 ]

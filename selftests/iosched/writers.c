@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Four buffered writers and a reader share the disk under mq-cfq, and
- * again under mq-as (the workload of seeds/004, where one writer was
- * locked out for seconds): every process finishes within a deadline, none
- * waits for a single write() or read() longer than the scheduler's bounds
- * allow (see HOST_SLACK), and the kernel's hung-task detector, set to a
- * short timeout for the run, reports no task blocked (an fsync or a
- * flusher waiting on a request that is not served).
+ * again under mq-as (the workload of "2.6.0-test8/test9 io scheduler needs
+ * tuning?", linux-kernel, October 2003, where one writer was locked out
+ * for seconds): every process finishes within a deadline, none waits for
+ * a single write() or read() longer than the scheduler's bounds allow
+ * (see HOST_SLACK), and the kernel's hung-task detector, set to a short
+ * timeout for the run, reports no task blocked (an fsync or a flusher
+ * waiting on a request that is not served).
  * mq-cfq's debugfs "slices" must show slices given to sync queues (the
  * reader, fsync) and to the async queue of background writeback.
  *
@@ -14,7 +15,8 @@
  * cache, more than the dirty limits of the guest let stay in memory, and
  * fsync it; the reader does random 4 KiB O_DIRECT reads in a region of
  * its own until the writers are done.  A second test runs a streaming
- * reader instead (sequential 1 MiB O_DIRECT reads, seeds/003) beside
+ * reader instead (sequential 1 MiB O_DIRECT reads, the dd reader of "Do
+ * not overload dispatch queue", linux-kernel, October 2009) beside
  * writers that do not fsync.  Under mq-cfq, with a deadline of 1 ms for
  * its reads, the reader must still let every async slice run to its end,
  * so no async slice may end "overdue"; under mq-as, it is a reader worth
@@ -87,8 +89,8 @@
  * kernel, other guests); a fixed number of seconds did not.  In TCG
  * guests the slowest write() was up to 11 times the writers' mean (1.50 s
  * against 134 ms on ide), the slowest read 0.03 to 0.38 s against means
- * of 0.3 to 15 ms.  seeds/004's writer was locked out for seconds while
- * the others wrote.
+ * of 0.3 to 15 ms.  In the 2003 thread a writer was locked out for seconds
+ * while the others wrote.
  *
  * The hung-task detector, for the length of the test, reports a task in
  * uninterruptible sleep for HUNG_TIMEOUT_S, checking every second: fsync
@@ -126,7 +128,7 @@ struct run {
 	int writers_left;
 	int writers_syncing;	/* in fdatasync() */
 	/*
-	 * The seeds/003 variant: the reader streams (sequential CHUNK reads)
+	 * The dd variant: the reader streams (sequential CHUNK reads)
 	 * and the writers leave their data to writeback, without the fsync
 	 * whose writes could be seeky and rightly cut async slices short.
 	 */
@@ -710,9 +712,9 @@ static void as_check_shares(struct __test_metadata *_metadata,
 
 /*
  * Only a seeky reader may cut an async slice short; a streaming one waits
- * for the slice to end (the writer's share next to dd, seeds/003).  The
- * test disks are fast, so the reader's deadline is made the shortest
- * there is: any async slice it could cut, it would.
+ * for the slice to end (the writer's share next to dd, as in the 2009
+ * thread).  The test disks are fast, so the reader's deadline is made the
+ * shortest there is: any async slice it could cut, it would.
  */
 static void cfq_prepare_streaming(struct __test_metadata *_metadata,
 				  const char *disk)
