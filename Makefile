@@ -16,6 +16,7 @@
 #   QUICK=1 PROFILE CELLS SCHEDULERS REPS THREADS SECS GUEST_MIB   make bench
 #   A B            make ab: two revisions (with CELLS, REPS, ...)
 #   LIMIT ACTION   make ra-matrix: at most LIMIT runs; ACTION=status|report
+#   AUTHOR BASE    make export: who signs build/export/git; the tree to send against
 
 .PHONY: all run test kunit selftest soak bench ab ra-matrix shell check export build initramfs deps clean help
 
@@ -51,7 +52,7 @@ shell:
 check:
 	@scripts/check.sh
 	@scripts/distro-config.sh
-	@scripts/export.sh
+	@scripts/export.sh --check
 	@scripts/bisect.sh
 
 export:

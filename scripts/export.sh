@@ -5,16 +5,30 @@
 # one self-contained series, and prove that it applies:
 #
 #   build/export/quilt/   series + patches; quilt push -a on the pristine tree
-#   build/export/git/     git format-patch --rfc --cover-letter, for mailing
+#   build/export/git/     git format-patch --rfc --cover-letter, for mailing:
+#                         signed by the sender, To: and Cc: from
+#                         get_maintainer.pl
+#   build/export/fixes/   its first patches, the fixes to existing code, as a
+#                         series of their own
+#
+# patches/ carry a placeholder identity (the repository's). The mail-ready
+# series is signed by whoever sends it, AUTHOR="Name <mail>" or git's
+# user.name and user.email, and is not written while that is the
+# placeholder (the quilt series is). "--check" (make check, make test)
+# writes it to build/export/check-git/ with the placeholder instead.
 #
 # patches/added-files names the patch that introduces each added file.
 # The check applies the exported series to a fresh copy of the pristine
 # tree and compares every file it touches with the development tree.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 OUT=$BUILD/export
 OWNERS=$TOP/patches/added-files
 COVER=$TOP/patches/cover-letter
+# The first patches of the series fix existing code: they go out on their
+# own too, as a series of fixes with its own cover letter.
+FIX_PATCHES=3
+FIXES_COVER=$TOP/patches/cover-letter-fixes
 MANIFEST=$BUILD/added-files.list
 # "linux" beside bisect.sh's "obj", as build/linux is beside build/obj: the
 # same relative paths let ccache reuse the development build's objects.
@@ -131,50 +145,290 @@ check_applies()
 	[ $bad = 0 ] || die "the exported series does not reproduce build/linux"
 }
 
-cover_subject() { sed -n 1p "$COVER"; }
-cover_body() { sed 1,2d "$COVER"; }
+# Cover letter file $1: its first line is the subject, the rest after a
+# blank line the body.
+cover_subject() { sed -n 1p "$1"; }
+cover_body() { sed 1,2d "$1"; }
 
-# git format-patch of the series on top of the pristine files it touches.
-write_git_series()
+# The identity patches/ carry in place of a sender's.
+placeholder_identity()
 {
-	local repo=$OUT/repo f p author
-	[ -f "$COVER" ] || die "missing ${COVER#"$TOP"/}"
-	rm -rf "$repo" "$OUT/git"
+	local first id
+	first=$(series_patches | head -n 1)
+	id=$(sed -n '1s/^From: //p' "$TOP/patches/$first")
+	[ -n "$id" ] || die "patches/$first does not start with a From: line"
+	echo "$id"
+}
+
+# Who signs the mail-ready series: AUTHOR, else git's user.name and
+# user.email (of this repository, or global).
+sender_identity()
+{
+	local name mail
+	if [ -n "${AUTHOR:-}" ]; then
+		echo "$AUTHOR"
+		return 0
+	fi
+	name=$(git -C "$TOP" config user.name) || true
+	mail=$(git -C "$TOP" config user.email) || true
+	[ -z "$name$mail" ] || echo "$name <$mail>"
+}
+
+# Why identity $1 cannot sign the series; nothing if it can.
+sender_problem()
+{
+	local id=$1 addr='[^<>@[:space:]]+@[^<>@[:space:]]+\.[^<>@[:space:].]+'
+	if [ -z "$id" ]; then
+		echo "no sender identity"
+	elif ! [[ $id =~ ^[^\<\>@]*[^\<\>@[:space:]]\ \<$addr\>$ ]]; then
+		echo "\"$id\" is not of the form \"Name <user@domain>\""
+	elif [ "$id" = "$(placeholder_identity)" ]; then
+		echo "\"$id\" is the placeholder patches/ carry"
+	elif [[ $id =~ \.(example|invalid|localhost|test)\>$ ]]; then
+		echo "\"$id\" has a domain that takes no mail (RFC 2606)"
+	fi
+}
+
+# Patch text on stdin with the placeholder identity replaced by $1: the
+# From:, Signed-off-by: and MAINTAINERS lines the series adds.
+signed_by()
+{
+	OLD=$(placeholder_identity) NEW=$1 perl -pe 's/\Q$ENV{OLD}\E/$ENV{NEW}/g'
+}
+
+# git in repository $1 as identity $2 (author and committer).
+git_as()
+{
+	local repo=$1 who=$2
+	shift 2
+	git -C "$repo" -c user.name="${who% <*}" \
+		-c user.email="$(echo "$who" | sed 's/.*<\(.*\)>/\1/')" "$@"
+}
+
+# The series, signed by $1, committed onto the pristine files it touches
+# in repository $OUT/repo (tag "base": those files).
+commit_series()
+{
+	local sender=$1 repo=$OUT/repo f p
+	rm -rf "$repo"
 	mkdir -p "$repo"
 	while read -r f; do
 		[ -e "$PRISTINE/$f" ] && install -D -m 644 "$PRISTINE/$f" "$repo/$f"
 	done < <(touched_files)
-	# The cover letter comes from the author of the series' first patch.
-	author=$(sed -n '1s/^From: //p' "$TOP/patches/$(series_patches | head -n 1)")
-	git_in() {
-		git -C "$repo" -c user.name="${author% <*}" \
-			-c user.email="$(echo "$author" | sed 's/.*<\(.*\)>/\1/')" "$@"
-	}
-	git_in init -q
-	git_in add -A
-	git_in commit -q -m "Linux $LINUX_PKG_VERSION: the files the series touches"
-	git_in tag base
+	git_as "$repo" "$sender" init -q
+	git_as "$repo" "$sender" add -A
+	git_as "$repo" "$sender" commit -q -m "Linux $LINUX_PKG_VERSION: the files the series touches"
+	git_as "$repo" "$sender" tag base
 	for p in $(series_patches); do
 		# Whitespace errors are what a maintainer's git am warns about.
-		git_in am -q --whitespace=error "$OUT/quilt/$p" ||
+		signed_by "$sender" <"$OUT/quilt/$p" | git_as "$repo" "$sender" am -q --whitespace=error ||
 			die "git am failed on $p (whitespace errors are errors)"
 	done
-	git_in format-patch -q --rfc --cover-letter -o "$OUT/git" base..HEAD
-	fill_cover_letter "$OUT"/git/0000-cover-letter.patch
 }
 
+# git format-patch of commit range $2 of repository $1 into directory $3,
+# threaded under a cover letter from file $4, with the recipients filled
+# in; more format-patch options after them. The sender is the series'
+# author (the cover letter's From:, the Message-Id's domain).
+format_series()
+{
+	local repo=$1 range=$2 dest=$3 cover=$4 sender
+	shift 4
+	[ -f "$cover" ] || die "missing ${cover#"$TOP"/}"
+	sender=$(git -C "$repo" log -1 --format='%an <%ae>')
+	rm -rf "$dest"
+	git_as "$repo" "$sender" format-patch -q --cover-letter --thread=shallow "$@" -o "$dest" "$range"
+	fill_cover_letter "$dest"/0000-cover-letter.patch "$cover"
+	add_recipients "$repo" "$dest" "$(git -C "$repo" log -1 --format=%ae)"
+}
+
+# The mail-ready series of the commits after $2 in repository $1: the whole
+# series into directory $3, as an RFC, and the fixes to existing code on
+# their own into $4; more format-patch options after them.
+format_both()
+{
+	local repo=$1 base=$2 whole=$3 fixes=$4 last_fix
+	shift 4
+	last_fix=$(git -C "$repo" rev-list --reverse "$base..HEAD" | sed -n "${FIX_PATCHES}p")
+	[ -n "$last_fix" ] || die "the series has fewer than $FIX_PATCHES patches"
+	format_series "$repo" "$base..HEAD" "$whole" "$COVER" --rfc "$@"
+	format_series "$repo" "$base..$last_fix" "$fixes" "$FIXES_COVER" "$@"
+}
+
+# BASE="/path/to/linux.git[:rev]": the repository, and the revision
+# (HEAD if none is named).
+base_repo() { echo "${1%%:*}"; }
+base_rev()
+{
+	case "$1" in
+	*:*) echo "${1#*:}" ;;
+	*) echo HEAD ;;
+	esac
+}
+
+# The commit BASE names, or a one-line error.
+base_commit()
+{
+	local repo rev
+	repo=$(base_repo "$1")
+	rev=$(base_rev "$1")
+	git -C "$repo" rev-parse --git-dir >/dev/null 2>&1 ||
+		die "BASE=$1: $repo is not a git repository"
+	git -C "$repo" rev-parse -q --verify "$rev^{commit}" ||
+		die "BASE=$1: $repo has no commit $rev"
+}
+
+# Apply the mails of directory $1 in turn, as $2, onto commit $3 of
+# repository $4 in a scratch worktree $5 (left there for format_series).
+# One line per patch: "applies", "applies with a three-way merge",
+# "conflicts in FILES", or, after a conflict, "not tried". Fails if any
+# patch conflicts.
+apply_onto_base()
+{
+	local dir=$1 who=$2 commit=$3 repo=$4 wt=$5 patch name conflicted=0
+	drop_worktree "$repo" "$wt"
+	git -C "$repo" worktree add -q --detach "$wt" "$commit" ||
+		die "cannot add a worktree of $repo at $wt"
+	for patch in "$dir"/0[0-9][0-9][0-9]-*.patch; do
+		name=${patch##*/}
+		[ "$name" != 0000-cover-letter.patch ] || continue
+		if [ $conflicted = 1 ]; then
+			echo "$name: not tried"
+		elif git -C "$wt" apply --check "$patch" 2>/dev/null; then
+			git_as "$wt" "$who" am -q "$patch" >/dev/null 2>&1 ||
+				die "$name: git am failed where git apply --check passed"
+			echo "$name: applies"
+		elif git_as "$wt" "$who" am -q -3 "$patch" >/dev/null 2>&1; then
+			echo "$name: applies with a three-way merge"
+		else
+			echo "$name: conflicts in $(git -C "$wt" diff --name-only --diff-filter=U | tr '\n' ' ' | sed 's/ $//')"
+			git -C "$wt" am --abort
+			conflicted=1
+		fi
+	done
+	[ $conflicted = 0 ]
+}
+
+# Remove scratch worktree $2 of repository $1, if there is one.
+drop_worktree()
+{
+	git -C "$1" worktree remove --force "$2" 2>/dev/null || true
+	rm -rf "$2"
+	git -C "$1" worktree prune
+}
+
+# get_maintainer.pl on patch $2, run in the series' tree $1 (its
+# MAINTAINERS after the series, so the entries the series adds count),
+# without address $3 (the sender's), then the rest of its arguments.
+maintainers_of()
+{
+	local tree=$1 patch=$2 self=$3
+	shift 3
+	(cd "$tree" && perl "$PRISTINE/scripts/get_maintainer.pl" --no-tree \
+		--no-git --no-git-fallback --nofixes --norolestats "$@" "$patch") |
+		grep -vF "<$self>" || true
+}
+
+# Lines $2... joined as one header named $1 (nothing if there are none).
+header_line()
+{
+	local name=$1
+	shift
+	[ $# = 0 ] || (IFS=,; echo "$name: $*" | sed 's/,/, /g')
+}
+
+# Header lines $2 put into mail $1 where its headers end.
+put_headers()
+{
+	HEADERS=$2 perl -0pi -e 's/\n\n/\n$ENV{HEADERS}\n\n/' "$1"
+}
+
+# To: the maintainers, Cc: the reviewers and lists of what each patch in
+# directory $2 touches, from tree $1, leaving out the sender (address
+# $3); the cover letter goes to all of them.
+add_recipients()
+{
+	local tree=$1 dest=$2 self=$3 patch headers all_to=() all_cc=() to cc
+	for patch in "$dest"/0[0-9][0-9][0-9]-*.patch; do
+		case "$patch" in */0000-cover-letter.patch) continue ;; esac
+		mapfile -t to < <(maintainers_of "$tree" "$patch" "$self" --m --no-r --no-l)
+		mapfile -t cc < <(maintainers_of "$tree" "$patch" "$self" --no-m --r --l)
+		[ ${#to[@]} -gt 0 ] || die "get_maintainer.pl names no maintainer for ${patch##*/}"
+		headers=$(header_line To "${to[@]}"; header_line Cc "${cc[@]}")
+		put_headers "$patch" "$headers"
+		all_to+=("${to[@]}")
+		all_cc+=("${cc[@]}")
+	done
+	mapfile -t all_to < <(printf '%s\n' "${all_to[@]}" | awk '!seen[$0]++')
+	mapfile -t all_cc < <(printf '%s\n' "${all_cc[@]}" | awk '!seen[$0]++' |
+		grep -vxF -f <(printf '%s\n' "${all_to[@]}") || true)
+	headers=$(header_line To "${all_to[@]}"; header_line Cc "${all_cc[@]}")
+	put_headers "$dest/0000-cover-letter.patch" "$headers"
+}
+
+# Cover letter $1 of git format-patch, filled in from file $2.
 fill_cover_letter()
 {
-	local letter=$1 body
-	body=$(cover_body)
-	SUBJECT=$(cover_subject) BODY=$body perl -0pi -e \
+	local letter=$1 cover=$2 body
+	body=$(cover_body "$cover")
+	SUBJECT=$(cover_subject "$cover") BODY=$body perl -0pi -e \
 		's/\*\*\* SUBJECT HERE \*\*\*/$ENV{SUBJECT}/; s/\*\*\* BLURB HERE \*\*\*/$ENV{BODY}/' "$letter"
 }
 
-"$TOP/scripts/prepare.sh"
-CHANGES=$(series_changes)
-check_owners
-write_quilt_series
-check_applies
-write_git_series
-say "exported $(series_patches | wc -l) patches: ${OUT#"$TOP"/}/quilt (quilt), ${OUT#"$TOP"/}/git (git format-patch)"
+# build/export/git onto BASE (commit $2), signed by $1: each patch applied
+# in a scratch worktree and reported; if they all apply, build/export/git
+# and build/export/fixes are made again from there, with "base-commit: $2".
+export_onto_base()
+{
+	local sender=$1 base=$2 repo wt=$OUT/base-worktree report=$OUT/base-report.txt
+	repo=$(base_repo "$BASE")
+	say "applying ${OUT#"$TOP"/}/git onto $BASE ($base)"
+	# shellcheck disable=SC2064 # the paths as they are now
+	trap "drop_worktree $(printf '%q %q' "$repo" "$wt")" EXIT
+	if apply_onto_base "$OUT/git" "$sender" "$base" "$repo" "$wt" >"$report"; then
+		sed 's/^/    /' "$report" >&2
+		format_both "$wt" "$base" "$OUT/git" "$OUT/fixes" --base="$base"
+	else
+		sed 's/^/    /' "$report" >&2
+		die "the series conflicts on $BASE (report: ${report#"$TOP"/}); ${OUT#"$TOP"/}/git applies to Linux $LINUX_PKG_VERSION"
+	fi
+	drop_worktree "$repo" "$wt"
+	trap - EXIT
+}
+
+export_main()
+{
+	local mode sender problem base=
+	case "${1:-}" in
+	--check) mode=check ;;
+	"") mode=send ;;
+	*) die "usage: scripts/export.sh [--check]" ;;
+	esac
+	[ -z "${BASE:-}" ] || [ "$mode" = send ] || die "BASE is for make export, not for the check"
+	[ -z "${BASE:-}" ] || base=$(base_commit "$BASE")
+
+	"$TOP/scripts/prepare.sh"
+	CHANGES=$(series_changes)
+	check_owners
+	write_quilt_series
+	check_applies
+	if [ "$mode" = check ]; then
+		commit_series "$(placeholder_identity)"
+		format_both "$OUT/repo" base "$OUT/check-git" "$OUT/check-fixes"
+		say "exported $(series_patches | wc -l) patches: ${OUT#"$TOP"/}/quilt (quilt), ${OUT#"$TOP"/}/check-git and check-fixes (git format-patch with the placeholder identity, not for mailing)"
+		return 0
+	fi
+	sender=$(sender_identity)
+	problem=$(sender_problem "$sender")
+	if [ -n "$problem" ]; then
+		rm -rf "$OUT/git" "$OUT/fixes"
+		die "$problem: ${OUT#"$TOP"/}/quilt is written; for ${OUT#"$TOP"/}/git set AUTHOR=\"Name <mail>\" or git config user.name and user.email"
+	fi
+	commit_series "$sender"
+	format_both "$OUT/repo" base "$OUT/git" "$OUT/fixes"
+	[ -z "${BASE:-}" ] || export_onto_base "$sender" "$base"
+	say "exported $(series_patches | wc -l) patches: ${OUT#"$TOP"/}/quilt (quilt), ${OUT#"$TOP"/}/git and ${OUT#"$TOP"/}/fixes (the first $FIX_PATCHES, on their own) (git format-patch, signed by $sender)"
+}
+
+# Sourced (by the host scripts' unit tests), it only defines functions.
+[ "${BASH_SOURCE[0]}" != "$0" ] || export_main "$@"
