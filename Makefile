@@ -18,7 +18,7 @@
 #   LIMIT ACTION   make ra-matrix: at most LIMIT runs; ACTION=status|report
 #   AUTHOR BASE    make export: who signs build/export/git; the tree to send against
 
-.PHONY: all run test kunit selftest soak bench ab ra-matrix shell check export build initramfs deps clean help
+.PHONY: all run test kunit selftest soak bench ab ra-matrix shell check export rebase build initramfs deps clean help
 
 all: run
 
@@ -58,6 +58,9 @@ check:
 export:
 	@scripts/export.sh
 
+rebase:
+	@scripts/rebase.sh
+
 build:
 	@scripts/build.sh
 
@@ -73,4 +76,4 @@ clean:
 
 help:
 	@sed -n 's/^#   /  /p' Makefile
-	@echo "targets: run test kunit selftest soak bench ab ra-matrix shell check export build initramfs deps clean"
+	@echo "targets: run test kunit selftest soak bench ab ra-matrix shell check export rebase build initramfs deps clean"

@@ -1,11 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Fetch the pinned Debian kernel source package, check the tarball's sha256
-# and unpack it once as the pristine tree under build/.
-. "$(dirname "$0")/lib.sh"
+# and unpack it once as the pristine tree under build/. When the pin moves
+# (make rebase, or a pull), the next run unpacks the new source.
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 DL=$BUILD/dl
 TARBALL=$DL/$(basename "$LINUX_TARBALL")
+# The package version the pristine tree was unpacked from.
+PRISTINE_STAMP=$BUILD/pristine.version
 
 fetch_tarball()
 {
@@ -17,14 +20,45 @@ fetch_tarball()
 	mv "$TARBALL.part" "$TARBALL"
 }
 
+tarball_matches() { [ "$(sha256sum <"$TARBALL" | cut -d' ' -f1)" = "$LINUX_SHA256" ]; }
+
 check_tarball()
 {
-	local sum
-	sum=$(sha256sum <"$TARBALL" | cut -d' ' -f1)
-	if [ "$sum" != "$LINUX_SHA256" ]; then
-		rm -f "$TARBALL"
-		die "checksum mismatch for $LINUX_PKG $LINUX_PKG_VERSION: got $sum, pinned $LINUX_SHA256"
+	tarball_matches && return 0
+	rm -f "$TARBALL"
+	die "checksum mismatch for $LINUX_PKG $LINUX_PKG_VERSION: the mirror's tarball is not the pinned one ($LINUX_SHA256)"
+}
+
+# The version of the unpacked pristine tree: its stamp, or, for a tree
+# unpacked before there were stamps, the kernel version its Makefile gives
+# (the package's upstream part).
+pristine_version()
+{
+	if [ -f "$PRISTINE_STAMP" ]; then
+		cat "$PRISTINE_STAMP"
+	else
+		awk -F' = ' '$1 == "VERSION" { v = $2 } $1 == "PATCHLEVEL" { p = $2 }
+			$1 == "SUBLEVEL" { s = $2; print v "." p "." s; exit }' "$PRISTINE/Makefile"
 	fi
+}
+
+pristine_is_pinned()
+{
+	local have
+	have=$(pristine_version)
+	[ "$have" = "$LINUX_PKG_VERSION" ] || [ "$have" = "${LINUX_PKG_VERSION%%-*}" ]
+}
+
+# The pin moved: drop the old source, the trees made from it and the
+# objects built from it. The new sources keep their release dates, older
+# than those objects, so make would take the objects for current.
+drop_old_source()
+{
+	say "the pin moved to $LINUX_PKG_VERSION: dropping build/ trees and objects of $(pristine_version)"
+	chmod -R u+w "$PRISTINE" "$TREE" 2>/dev/null || true
+	rm -rf "$PRISTINE" "$TREE" "$BUILD"/obj "$BUILD"/obj-debug "$BUILD/export" \
+		"$BUILD/added-files.list" "$BUILD/series.applied" "$BUILD/series-files.stamps" \
+		"$PRISTINE_STAMP"
 }
 
 unpack_pristine()
@@ -34,9 +68,21 @@ unpack_pristine()
 	tar -xf "$TARBALL" -C "$PRISTINE.tmp" --strip-components=1
 	chmod -R a-w "$PRISTINE.tmp"
 	mv "$PRISTINE.tmp" "$PRISTINE"
+	echo "$LINUX_PKG_VERSION" >"$PRISTINE_STAMP"
 }
 
-[ -d "$PRISTINE" ] && exit 0
-[ -f "$TARBALL" ] || fetch_tarball
-check_tarball
-unpack_pristine
+fetch_main()
+{
+	if [ -d "$PRISTINE" ]; then
+		pristine_is_pinned && return 0
+		drop_old_source
+	fi
+	# A tarball of another version (the pin moved) is fetched again.
+	[ ! -f "$TARBALL" ] || tarball_matches || rm -f "$TARBALL"
+	[ -f "$TARBALL" ] || fetch_tarball
+	check_tarball
+	unpack_pristine
+}
+
+# Sourced (by the host scripts' unit tests), it only defines functions.
+[ "${BASH_SOURCE[0]}" != "$0" ] || fetch_main "$@"

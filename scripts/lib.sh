@@ -34,6 +34,20 @@ series_patches()
 	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/patches/series" | awk '{ print $1 }'
 }
 
+# Files the series adds, as "repo-path tree-path" pairs.
+added_files()
+{
+	local dir f
+	for dir in block mm Documentation include; do
+		[ -d "$TOP/$dir" ] || continue
+		(cd "$TOP" && find "$dir" -type f ! -name .gitkeep | sort) |
+			while read -r f; do echo "$f $f"; done
+	done
+	(cd "$TOP/selftests" && find . -type f | sort) | while read -r f; do
+		echo "selftests/${f#./} tools/testing/selftests/${f#./}"
+	done
+}
+
 # A file the series adds may be changed again by a later patch (a policy
 # first, its debugfs and tracepoints next).  The repo holds such a file as
 # the whole series leaves it; the patch that adds it adds its "base", the

@@ -11,20 +11,6 @@ SERIES_STAMP=$BUILD/series.applied
 # Content and mtime of the series' files before it is taken off.
 STAMPS=$BUILD/series-files.stamps
 
-# Files the series adds, as "repo-path tree-path" pairs.
-added_files()
-{
-	local dir f
-	for dir in block mm Documentation include; do
-		[ -d "$TOP/$dir" ] || continue
-		(cd "$TOP" && find "$dir" -type f ! -name .gitkeep | sort) |
-			while read -r f; do echo "$f $f"; done
-	done
-	(cd "$TOP/selftests" && find . -type f | sort) | while read -r f; do
-		echo "selftests/${f#./} tools/testing/selftests/${f#./}"
-	done
-}
-
 create_tree()
 {
 	say "creating the patched tree"
