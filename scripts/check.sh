@@ -39,12 +39,13 @@ check_one()
 # files they add cite mailing-list threads by list, subject and date.
 PROJECT_ONLY='seeds/[0-9]|\bmake (bench|ab|selftest|kunit|ra-matrix|test)\b|DESIGN\.md|cells\.conf|\b(CELLS|PROFILE)='
 
-# One TAP line: no patch and no added file cites this repository.
+# One TAP line: no patch, cover letter or added file cites this repository.
 check_citations()
 {
 	local hits files
 	n=$((n + 1))
-	mapfile -t files < <(series_patches | sed 's|^|patches/|'; cut -d' ' -f1 "$BUILD/added-files.list")
+	mapfile -t files < <(series_patches | sed 's|^|patches/|'; (cd "$TOP" && ls patches/cover-letter*)
+		cut -d' ' -f1 "$BUILD/added-files.list")
 	hits=$(cd "$TOP" && grep -nE "$PROJECT_ONLY" "${files[@]}" || true)
 	if [ -z "$hits" ]; then
 		echo "ok $n the series cites no path or command of this repository"

@@ -184,7 +184,7 @@ sender_problem()
 		echo "\"$id\" is not of the form \"Name <user@domain>\""
 	elif [ "$id" = "$(placeholder_identity)" ]; then
 		echo "\"$id\" is the placeholder patches/ carry"
-	elif [[ $id =~ \.(example|invalid|localhost|test)\>$ ]]; then
+	elif [[ ${id,,} =~ (@|\.)(example|invalid|localhost|test|example\.(com|net|org))\>$ ]]; then
 		echo "\"$id\" has a domain that takes no mail (RFC 2606)"
 	fi
 }
@@ -196,13 +196,15 @@ signed_by()
 	OLD=$(placeholder_identity) NEW=$1 perl -pe 's/\Q$ENV{OLD}\E/$ENV{NEW}/g'
 }
 
-# git in repository $1 as identity $2 (author and committer).
+# git in scratch repository $1 as identity $2 (author and committer),
+# without the sender's own configuration: their format.cc, format.headers
+# or am settings would change the mails.
 git_as()
 {
 	local repo=$1 who=$2
 	shift 2
-	git -C "$repo" -c user.name="${who% <*}" \
-		-c user.email="$(echo "$who" | sed 's/.*<\(.*\)>/\1/')" "$@"
+	GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 git -C "$repo" \
+		-c user.name="${who% <*}" -c user.email="$(echo "$who" | sed 's/.*<\(.*\)>/\1/')" "$@"
 }
 
 # The series, signed by $1, committed onto the pristine files it touches
@@ -236,10 +238,14 @@ format_series()
 	shift 4
 	[ -f "$cover" ] || die "missing ${cover#"$TOP"/}"
 	sender=$(git -C "$repo" log -1 --format='%an <%ae>')
+	# Made aside and moved into place: a failure leaves no series that
+	# looks ready to send.
+	rm -rf "$dest.tmp"
+	git_as "$repo" "$sender" format-patch -q --cover-letter --thread=shallow "$@" -o "$dest.tmp" "$range"
+	fill_cover_letter "$dest.tmp"/0000-cover-letter.patch "$cover"
+	add_recipients "$repo" "$dest.tmp" "$(git -C "$repo" log -1 --format=%ae)"
 	rm -rf "$dest"
-	git_as "$repo" "$sender" format-patch -q --cover-letter --thread=shallow "$@" -o "$dest" "$range"
-	fill_cover_letter "$dest"/0000-cover-letter.patch "$cover"
-	add_recipients "$repo" "$dest" "$(git -C "$repo" log -1 --format=%ae)"
+	mv "$dest.tmp" "$dest"
 }
 
 # The mail-ready series of the commits after $2 in repository $1: the whole
@@ -278,43 +284,63 @@ base_commit()
 		die "BASE=$1: $repo has no commit $rev"
 }
 
+# A scratch clone $3 of repository $1, checked out at commit $2. It
+# borrows the repository's objects (--shared) and writes nothing into it:
+# no worktree entry, no hooks, none of its configuration.
+scratch_clone()
+{
+	local repo=$1 commit=$2 dir=$3
+	rm -rf "$dir"
+	GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 \
+		git clone -q --shared --no-checkout "$repo" "$dir" ||
+		die "cannot clone $repo into $dir"
+	git -C "$dir" -c advice.detachedHead=false checkout -q --detach "$commit" ||
+		die "cannot check out $commit of $repo in $dir"
+}
+
+# Why git am failed in repository $1, after a three-way attempt: the files
+# left in conflict, or, where it could not merge at all (the patch's
+# preimages are not in that history), git's first error.
+am_failure()
+{
+	local files
+	files=$(git -C "$1" diff --name-only --diff-filter=U | tr '\n' ' ' | sed 's/ $//')
+	if [ -n "$files" ]; then
+		echo "conflicts in $files"
+	else
+		echo "does not apply ($(grep -m1 -E '^(error|fatal):' "$2" || echo "git am failed"))"
+	fi
+}
+
 # Apply the mails of directory $1 in turn, as $2, onto commit $3 of
-# repository $4 in a scratch worktree $5 (left there for format_series).
-# One line per patch: "applies", "applies with a three-way merge",
-# "conflicts in FILES", or, after a conflict, "not tried". Fails if any
-# patch conflicts.
+# repository $4 in scratch clone $5 (left there for format_both). One
+# line per patch: "applies", "applies with a three-way merge", "conflicts
+# in FILES" or "does not apply (why)", and after that "not tried". Fails
+# if one does not apply.
 apply_onto_base()
 {
-	local dir=$1 who=$2 commit=$3 repo=$4 wt=$5 patch name conflicted=0
-	drop_worktree "$repo" "$wt"
-	git -C "$repo" worktree add -q --detach "$wt" "$commit" ||
-		die "cannot add a worktree of $repo at $wt"
+	local dir=$1 who=$2 commit=$3 repo=$4 wt=$5 patch name failed=0 log
+	scratch_clone "$repo" "$commit" "$wt"
+	log=$wt.am.log
 	for patch in "$dir"/0[0-9][0-9][0-9]-*.patch; do
 		name=${patch##*/}
 		[ "$name" != 0000-cover-letter.patch ] || continue
-		if [ $conflicted = 1 ]; then
+		if [ $failed = 1 ]; then
 			echo "$name: not tried"
 		elif git -C "$wt" apply --check "$patch" 2>/dev/null; then
-			git_as "$wt" "$who" am -q "$patch" >/dev/null 2>&1 ||
-				die "$name: git am failed where git apply --check passed"
+			git_as "$wt" "$who" am -q "$patch" >"$log" 2>&1 ||
+				die "$name: git am failed where git apply --check passed (log: $log)"
 			echo "$name: applies"
-		elif git_as "$wt" "$who" am -q -3 "$patch" >/dev/null 2>&1; then
+		elif git_as "$wt" "$who" am -q -3 "$patch" >"$log" 2>&1; then
 			echo "$name: applies with a three-way merge"
 		else
-			echo "$name: conflicts in $(git -C "$wt" diff --name-only --diff-filter=U | tr '\n' ' ' | sed 's/ $//')"
+			echo "$name: $(am_failure "$wt" "$log")"
 			git -C "$wt" am --abort
-			conflicted=1
+			failed=1
 		fi
 	done
-	[ $conflicted = 0 ]
-}
-
-# Remove scratch worktree $2 of repository $1, if there is one.
-drop_worktree()
-{
-	git -C "$1" worktree remove --force "$2" 2>/dev/null || true
-	rm -rf "$2"
-	git -C "$1" worktree prune
+	rm -f "$log"
+	[ $failed = 0 ]
 }
 
 # get_maintainer.pl on patch $2, run in the series' tree $1 (its
@@ -322,20 +348,29 @@ drop_worktree()
 # without address $3 (the sender's), then the rest of its arguments.
 maintainers_of()
 {
-	local tree=$1 patch=$2 self=$3
+	local tree=$1 patch=$2 self=$3 out
 	shift 3
-	(cd "$tree" && perl "$PRISTINE/scripts/get_maintainer.pl" --no-tree \
-		--no-git --no-git-fallback --nofixes --norolestats "$@" "$patch") |
-		grep -vF "<$self>" || true
+	out=$(cd "$tree" && perl "$PRISTINE/scripts/get_maintainer.pl" --no-tree \
+		--no-git --no-git-fallback --nofixes --norolestats "$@" "$patch") ||
+		die "get_maintainer.pl failed on ${patch##*/}"
+	awk -v self="<$self>" 'NF && index($0, self) == 0' <<<"$out"
 }
 
-# Lines $2... joined as one header named $1 (nothing if there are none).
+# Addresses $2... as header $1, one to a line (folded: a long Cc: stays
+# within the line length mail allows); nothing if there are none.
 header_line()
 {
 	local name=$1
 	shift
-	[ $# = 0 ] || (IFS=,; echo "$name: $*" | sed 's/,/, /g')
+	[ $# -gt 0 ] || return 0
+	printf '%s: %s' "$name" "$1"
+	shift
+	[ $# = 0 ] || printf ',\n %s' "$@"
+	echo
 }
+
+# Lines of stdin that are not lines of file $1.
+without_lines() { grep -vxF -f "$1" || true; }
 
 # Header lines $2 put into mail $1 where its headers end.
 put_headers()
@@ -352,7 +387,9 @@ add_recipients()
 	for patch in "$dest"/0[0-9][0-9][0-9]-*.patch; do
 		case "$patch" in */0000-cover-letter.patch) continue ;; esac
 		mapfile -t to < <(maintainers_of "$tree" "$patch" "$self" --m --no-r --no-l)
-		mapfile -t cc < <(maintainers_of "$tree" "$patch" "$self" --no-m --r --l)
+		# A maintainer of one entry may review another: To: only.
+		mapfile -t cc < <(maintainers_of "$tree" "$patch" "$self" --no-m --r --l |
+			without_lines <(printf '%s\n' "${to[@]}"))
 		[ ${#to[@]} -gt 0 ] || die "get_maintainer.pl names no maintainer for ${patch##*/}"
 		headers=$(header_line To "${to[@]}"; header_line Cc "${cc[@]}")
 		put_headers "$patch" "$headers"
@@ -361,7 +398,7 @@ add_recipients()
 	done
 	mapfile -t all_to < <(printf '%s\n' "${all_to[@]}" | awk '!seen[$0]++')
 	mapfile -t all_cc < <(printf '%s\n' "${all_cc[@]}" | awk '!seen[$0]++' |
-		grep -vxF -f <(printf '%s\n' "${all_to[@]}") || true)
+		without_lines <(printf '%s\n' "${all_to[@]}"))
 	headers=$(header_line To "${all_to[@]}"; header_line Cc "${all_cc[@]}")
 	put_headers "$dest/0000-cover-letter.patch" "$headers"
 }
@@ -376,23 +413,23 @@ fill_cover_letter()
 }
 
 # build/export/git onto BASE (commit $2), signed by $1: each patch applied
-# in a scratch worktree and reported; if they all apply, build/export/git
+# in a scratch clone and reported; if they all apply, build/export/git
 # and build/export/fixes are made again from there, with "base-commit: $2".
 export_onto_base()
 {
-	local sender=$1 base=$2 repo wt=$OUT/base-worktree report=$OUT/base-report.txt
+	local sender=$1 base=$2 repo wt=$OUT/base-clone report=$OUT/base-report.txt
 	repo=$(base_repo "$BASE")
 	say "applying ${OUT#"$TOP"/}/git onto $BASE ($base)"
-	# shellcheck disable=SC2064 # the paths as they are now
-	trap "drop_worktree $(printf '%q %q' "$repo" "$wt")" EXIT
+	# shellcheck disable=SC2064 # the path as it is now
+	trap "rm -rf $(printf '%q' "$wt")" EXIT
 	if apply_onto_base "$OUT/git" "$sender" "$base" "$repo" "$wt" >"$report"; then
 		sed 's/^/    /' "$report" >&2
 		format_both "$wt" "$base" "$OUT/git" "$OUT/fixes" --base="$base"
 	else
 		sed 's/^/    /' "$report" >&2
-		die "the series conflicts on $BASE (report: ${report#"$TOP"/}); ${OUT#"$TOP"/}/git applies to Linux $LINUX_PKG_VERSION"
+		die "the series does not apply to $BASE (report: ${report#"$TOP"/}); ${OUT#"$TOP"/}/git applies to Linux $LINUX_PKG_VERSION"
 	fi
-	drop_worktree "$repo" "$wt"
+	rm -rf "$wt"
 	trap - EXIT
 }
 
@@ -406,6 +443,12 @@ export_main()
 	esac
 	[ -z "${BASE:-}" ] || [ "$mode" = send ] || die "BASE is for make export, not for the check"
 	[ -z "${BASE:-}" ] || base=$(base_commit "$BASE")
+	# What an earlier run wrote would not match this run's quilt series.
+	if [ "$mode" = check ]; then
+		rm -rf "$OUT/check-git" "$OUT/check-fixes"
+	else
+		rm -rf "$OUT/git" "$OUT/fixes" "$OUT/base-report.txt"
+	fi
 
 	"$TOP/scripts/prepare.sh"
 	CHANGES=$(series_changes)
@@ -421,12 +464,15 @@ export_main()
 	sender=$(sender_identity)
 	problem=$(sender_problem "$sender")
 	if [ -n "$problem" ]; then
-		rm -rf "$OUT/git" "$OUT/fixes"
 		die "$problem: ${OUT#"$TOP"/}/quilt is written; for ${OUT#"$TOP"/}/git set AUTHOR=\"Name <mail>\" or git config user.name and user.email"
 	fi
 	commit_series "$sender"
 	format_both "$OUT/repo" base "$OUT/git" "$OUT/fixes"
-	[ -z "${BASE:-}" ] || export_onto_base "$sender" "$base"
+	if [ -n "${BASE:-}" ]; then
+		export_onto_base "$sender" "$base"
+	else
+		warn "no BASE: the mails name Debian's files as their preimages and carry no base-commit:; make export BASE=/path/to/linux.git[:rev] makes them against your tree"
+	fi
 	say "exported $(series_patches | wc -l) patches: ${OUT#"$TOP"/}/quilt (quilt), ${OUT#"$TOP"/}/git and ${OUT#"$TOP"/}/fixes (the first $FIX_PATCHES, on their own) (git format-patch, signed by $sender)"
 }
 

@@ -49,16 +49,25 @@ pristine_is_pinned()
 	[ "$have" = "$LINUX_PKG_VERSION" ] || [ "$have" = "${LINUX_PKG_VERSION%%-*}" ]
 }
 
-# The pin moved: drop the old source, the trees made from it and the
-# objects built from it. The new sources keep their release dates, older
-# than those objects, so make would take the objects for current.
+# The pin moved: drop the old source, the trees made from it and what was
+# built from them (kernels, kselftests, the initramfs holding them). The
+# new sources keep their release dates, older than those builds, so make
+# would take them for current. A pristine tree shared through a symlink
+# is only unlinked.
 drop_old_source()
 {
-	say "the pin moved to $LINUX_PKG_VERSION: dropping build/ trees and objects of $(pristine_version)"
-	chmod -R u+w "$PRISTINE" "$TREE" 2>/dev/null || true
-	rm -rf "$PRISTINE" "$TREE" "$BUILD"/obj "$BUILD"/obj-debug "$BUILD/export" \
-		"$BUILD/added-files.list" "$BUILD/series.applied" "$BUILD/series-files.stamps" \
-		"$PRISTINE_STAMP"
+	say "the pin moved to $LINUX_PKG_VERSION: dropping build/ trees and builds of $(pristine_version)"
+	if [ -L "$PRISTINE" ]; then
+		rm -f "$PRISTINE"
+	else
+		chmod -R u+w "$PRISTINE"
+		rm -rf "$PRISTINE"
+	fi
+	chmod -R u+w "$TREE" 2>/dev/null || true
+	rm -rf "$TREE" "$BUILD/obj" "$BUILD/obj-debug" "$BUILD/export" \
+		"$BUILD/kselftest" "$BUILD/kselftest-install" "$BUILD/initramfs.d" \
+		"$BUILD/initramfs.cpio.gz" "$BUILD/added-files.list" "$BUILD/series.applied" \
+		"$BUILD/series-files.stamps" "$PRISTINE_STAMP"
 }
 
 unpack_pristine()
@@ -73,14 +82,14 @@ unpack_pristine()
 
 fetch_main()
 {
-	if [ -d "$PRISTINE" ]; then
-		pristine_is_pinned && return 0
-		drop_old_source
-	fi
-	# A tarball of another version (the pin moved) is fetched again.
+	! { [ -d "$PRISTINE" ] && pristine_is_pinned; } || return 0
+	# The new source first: where the mirror does not have it, the trees
+	# and builds of the old one stay. A tarball of another version (the
+	# pin moved) is fetched again.
 	[ ! -f "$TARBALL" ] || tarball_matches || rm -f "$TARBALL"
 	[ -f "$TARBALL" ] || fetch_tarball
 	check_tarball
+	[ ! -e "$PRISTINE" ] || drop_old_source
 	unpack_pristine
 }
 

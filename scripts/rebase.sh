@@ -72,12 +72,13 @@ create_new_tree()
 	done < <(added_files)
 }
 
-# How quilt's output $1 of one push says the patch went on.
+# How quilt's output $1 of one push says the patch went on, from patch's
+# lines about its hunks (not file names that may say "offset").
 push_kind()
 {
-	if grep -q 'with fuzz' <<<"$1"; then
+	if grep -qE '^Hunk #[0-9]+ succeeded at [0-9]+ with fuzz' <<<"$1"; then
 		echo fuzzed
-	elif grep -q 'offset' <<<"$1"; then
+	elif grep -qE '^Hunk #[0-9]+ succeeded at [0-9]+ \(offset' <<<"$1"; then
 		echo offset
 	else
 		echo clean
@@ -115,22 +116,31 @@ rebase_main()
 	mkdir -p "$REBASE"
 	newest=$(newest_version)
 	[ -n "$newest" ] || die "the package mirror offers no $LINUX_PKG"
-	if [ "$newest" = "$LINUX_PKG_VERSION" ]; then
-		say "$LINUX_PKG $LINUX_PKG_VERSION is the newest the mirror offers; nothing to do"
+	# Stale package lists (not root: not refreshed) must not move it back.
+	if ! dpkg --compare-versions "$newest" gt "$LINUX_PKG_VERSION"; then
+		say "the mirror offers nothing newer than $LINUX_PKG $LINUX_PKG_VERSION (newest: $newest); nothing to do"
 		return 0
 	fi
 	say "rebasing the series from $LINUX_PKG $LINUX_PKG_VERSION onto $newest"
 	sum=$(unpack_version "$newest")
 	create_new_tree "$newest"
 	export QUILTRC=$TOP/scripts/quiltrc QUILT_PATCHES=$NEW_PATCHES
-	if ! push_series | tee "$REPORT" >&2; then
+	if ! push_series >"$REPORT"; then
+		cat "$REPORT" >&2
 		die "the series does not apply to $newest (report: ${REPORT#"$TOP"/}); the pin stays at $LINUX_PKG_VERSION"
 	fi
+	cat "$REPORT" >&2
 	for p in $(series_patches); do
 		cmp -s "$NEW_PATCHES/$p" "$TOP/patches/$p" || cp "$NEW_PATCHES/$p" "$TOP/patches/$p"
 	done
 	move_pin "$newest" "$sum"
-	say "pinned $LINUX_PKG $newest (was $LINUX_PKG_VERSION); report: ${REPORT#"$TOP"/}; patches refreshed: $(grep -cvE ': clean$' "$REPORT")"
+	# The next build unpacks the new source under build/ itself.
+	chmod -R u+w "$NEW_PRISTINE"
+	rm -rf "$NEW_TREE" "$NEW_PRISTINE" "$NEW_PATCHES" "$REBASE/pristine.version"
+	say "pinned $LINUX_PKG $newest (was $LINUX_PKG_VERSION); report: ${REPORT#"$TOP"/}"
+	if grep -q ': fuzzed$' "$REPORT"; then
+		warn "fuzzed, refreshed where patch put their hunks: read them before committing: $(grep ': fuzzed$' "$REPORT" | cut -d: -f1 | tr '\n' ' ')"
+	fi
 }
 
 # Sourced (by the host scripts' unit tests), it only defines functions.

@@ -3,6 +3,8 @@
 placeholder patches/ carry), the placeholder replaced everywhere it
 appears, and To:/Cc: from get_maintainer.pl, per patch and, for the cover
 letter, for all of them."""
+import email
+import email.policy
 import os
 import subprocess
 import tempfile
@@ -49,9 +51,12 @@ class Sender(unittest.TestCase):
             self.assertIn('is not of the form', self.problem(bad), bad)
 
     def test_domains_that_take_no_mail_may_not(self):
-        for domain in ('example', 'invalid', 'localhost', 'test'):
+        for domain in ('b.example', 'b.invalid', 'b.localhost', 'b.test',
+                       'example.org', 'example.com', 'mail.example.net',
+                       'B.EXAMPLE', 'Example.Org'):
             self.assertIn('takes no mail',
-                          self.problem(f'A <a@b.{domain}>'), domain)
+                          self.problem(f'A <a@{domain}>'), domain)
+        self.assertEqual(self.problem('A <a@myexample.org>'), '')
 
     def test_author_comes_before_git_config(self):
         with tempfile.NamedTemporaryFile('w', suffix='.gitconfig') as conf:
@@ -92,29 +97,34 @@ MAINTAINERS = """\
 FOO DRIVER
 M:\tFoo Keeper <foo@kernel.org>
 R:\tRee Viewer <ree@kernel.org>
+R:\t"Doe, John" <john@kernel.org>
 L:\tlinux-foo@vger.kernel.org
 S:\tMaintained
 F:\tdrivers/foo/
 
 BAR DRIVER
 M:\tBar Keeper <bar@kernel.org>
+R:\tFoo Keeper <foo@kernel.org>
 L:\tlinux-foo@vger.kernel.org
 S:\tMaintained
 F:\tdrivers/bar/
 """
 
 
-def mail(n, path):
+def mail(n, paths):
+    diffs = ''.join(f'diff --git a/{p} b/{p}\n--- a/{p}\n+++ b/{p}\n'
+                    f'@@ -1 +1 @@\n-old\n+new\n' for p in paths)
     return (f'From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n'
             f'From: A U Thor <author@kernel.org>\n'
-            f'Subject: [RFC PATCH {n}/2] change {path}\n\n'
-            f'Body.\n---\n'
-            f'diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n'
-            f'@@ -1 +1 @@\n-old\n+new\n')
+            f'Subject: [RFC PATCH {n}/2] change {paths[0]}\n\n'
+            f'Body.\n---\n' + diffs)
 
 
-def headers(text):
-    return text.split('\n\n', 1)[0].split('\n')
+def addresses(text, header):
+    """The addresses of a header of mail $text, unfolded, in order."""
+    msg = email.message_from_string(text, policy=email.policy.default)
+    values = msg.get_all(header) or []
+    return [str(a) for v in values for a in v.addresses]
 
 
 @unittest.skipUnless(os.path.exists(GET_MAINTAINER),
@@ -132,8 +142,8 @@ class Recipients(unittest.TestCase):
         self.write('0000-cover-letter.patch',
                    'From x\nFrom: A U Thor <author@kernel.org>\n'
                    'Subject: [RFC PATCH 0/2] the series\n\nBlurb.\n')
-        self.write('0001-foo.patch', mail(1, 'drivers/foo/a.c'))
-        self.write('0002-bar.patch', mail(2, 'drivers/bar/b.c'))
+        self.write('0001-foo.patch', mail(1, ['drivers/foo/a.c']))
+        self.write('0002-bar.patch', mail(2, ['drivers/bar/b.c', 'drivers/foo/c.c']))
         export_fn('add_recipients "$1" "$2" "$3"', self.tree, self.dest,
                   'ree@kernel.org')
 
@@ -146,21 +156,29 @@ class Recipients(unittest.TestCase):
             return f.read()
 
     def test_each_patch_goes_to_its_maintainers(self):
-        self.assertIn('To: Foo Keeper <foo@kernel.org>',
-                      headers(self.read('0001-foo.patch')))
+        first = self.read('0001-foo.patch')
+        self.assertEqual(addresses(first, 'To'), ['Foo Keeper <foo@kernel.org>'])
         # Ree Viewer reviews drivers/foo/, but is the sender here.
-        self.assertIn('Cc: linux-foo@vger.kernel.org',
-                      headers(self.read('0001-foo.patch')))
-        self.assertIn('To: Bar Keeper <bar@kernel.org>',
-                      headers(self.read('0002-bar.patch')))
-        self.assertIn('Cc: linux-foo@vger.kernel.org',
-                      headers(self.read('0002-bar.patch')))
+        self.assertEqual(addresses(first, 'Cc'), ['"Doe, John" <john@kernel.org>',
+                                                  'linux-foo@vger.kernel.org'])
+
+    def test_a_maintainer_who_also_reviews_is_only_in_to(self):
+        second = self.read('0002-bar.patch')
+        self.assertEqual(sorted(addresses(second, 'To')),
+                         ['Bar Keeper <bar@kernel.org>', 'Foo Keeper <foo@kernel.org>'])
+        self.assertNotIn('Foo Keeper <foo@kernel.org>', addresses(second, 'Cc'))
 
     def test_the_cover_letter_goes_to_everyone_once(self):
-        cover = headers(self.read('0000-cover-letter.patch'))
-        self.assertIn('To: Foo Keeper <foo@kernel.org>, Bar Keeper <bar@kernel.org>',
-                      cover)
-        self.assertIn('Cc: linux-foo@vger.kernel.org', cover)
+        cover = self.read('0000-cover-letter.patch')
+        self.assertEqual(sorted(addresses(cover, 'To')),
+                         ['Bar Keeper <bar@kernel.org>', 'Foo Keeper <foo@kernel.org>'])
+        self.assertEqual(addresses(cover, 'Cc'), ['"Doe, John" <john@kernel.org>',
+                                                  'linux-foo@vger.kernel.org'])
+
+    def test_headers_are_folded_one_address_to_a_line(self):
+        head = self.read('0000-cover-letter.patch').split('\n\n', 1)[0]
+        self.assertIn('To: Foo Keeper <foo@kernel.org>,\n Bar Keeper <bar@kernel.org>\n',
+                      head + '\n')
 
     def test_the_sender_is_not_a_recipient(self):
         for name in ('0000-cover-letter.patch', '0001-foo.patch', '0002-bar.patch'):
@@ -168,7 +186,7 @@ class Recipients(unittest.TestCase):
 
     def test_the_body_is_untouched(self):
         self.assertTrue(self.read('0001-foo.patch').endswith(
-            '\n\n' + mail(1, 'drivers/foo/a.c').split('\n\n', 1)[1]))
+            '\n\n' + mail(1, ['drivers/foo/a.c']).split('\n\n', 1)[1]))
 
 
 def git(repo, *args):
@@ -219,16 +237,48 @@ class OntoBase(unittest.TestCase):
             'c.txt': lines('c.txt').replace('c.txt line 17\n', 'c.txt other 17\n'),
         }, 'v1')
 
-    def apply(self, commit_id):
-        wt = os.path.join(self.tmp, 'wt')
+    def apply(self, commit_id, series=None):
+        """Report and status of the series onto commit_id; the user's
+        repository must come out as it went in."""
+        before = (git(self.repo, 'worktree', 'list', '--porcelain'),
+                  git(self.repo, 'for-each-ref'),
+                  git(self.repo, 'config', '--local', '--list'))
+        clone = os.path.join(self.tmp, 'clone')
         script = ('apply_onto_base "$1" "A U Thor <a@kernel.org>" "$2" "$3" "$4";'
-                  ' status=$?; drop_worktree "$3" "$4"; exit $status')
+                  ' echo "status $?"')
         run = subprocess.run(['bash', '-c', f'. "{EXPORT}"; set +e; {script}',
-                              'bash', self.series, commit_id, self.repo, wt],
-                             capture_output=True, text=True)
-        self.assertFalse(os.path.exists(wt))
-        self.assertNotIn('wt', git(self.repo, 'worktree', 'list'))
-        return run.returncode, run.stdout.splitlines()
+                              'bash', series or self.series, commit_id, self.repo,
+                              clone], capture_output=True, text=True, check=True)
+        after = (git(self.repo, 'worktree', 'list', '--porcelain'),
+                 git(self.repo, 'for-each-ref'),
+                 git(self.repo, 'config', '--local', '--list'))
+        self.assertEqual(before, after)
+        report = run.stdout.splitlines()
+        return int(report[-1].split()[1]), report[:-1]
+
+    def test_the_users_other_worktrees_are_left_alone(self):
+        # A worktree whose folder is away (an unmounted disk) must not be
+        # pruned by the export.
+        away = os.path.join(self.tmp, 'away')
+        git(self.repo, 'worktree', 'add', '-q', '--detach', away, self.c0)
+        os.rename(away, away + '.moved')
+        self.apply(self.c0)
+        self.assertIn(away, git(self.repo, 'worktree', 'list', '--porcelain'))
+
+    def test_a_patch_with_no_history_in_the_tree_does_not_apply(self):
+        # The series made in an unrelated repository: no preimage for a
+        # three-way merge, nothing in conflict.
+        other = os.path.join(self.tmp, 'other')
+        os.makedirs(other)
+        git(other, 'init', '-q')
+        commit(other, {'c.txt': lines('x.txt')}, 'unrelated')
+        commit(other, {'c.txt': lines('x.txt').replace('x.txt line 5', 'changed')}, 'c')
+        series = os.path.join(self.tmp, 'other-series')
+        git(other, 'format-patch', '-q', '-o', series, 'HEAD~1..HEAD')
+        status, report = self.apply(self.c1, series)
+        self.assertNotEqual(status, 0)
+        self.assertEqual(len(report), 1)
+        self.assertRegex(report[0], r'^0001-c\.patch: does not apply \((error|fatal): ')
 
     def test_onto_its_own_base_everything_applies(self):
         status, report = self.apply(self.c0)
@@ -260,6 +310,60 @@ class OntoBase(unittest.TestCase):
                          self.c0)
         self.assertIn('is not a git repository', self.base_error(self.tmp + '/none'))
         self.assertIn('has no commit v9', self.base_error(f'{self.repo}:v9'))
+
+
+@unittest.skipUnless(os.path.exists(GET_MAINTAINER),
+                     'needs the pristine tree\'s get_maintainer.pl (make build)')
+class BothSeries(unittest.TestCase):
+    """format_both: the whole series as an RFC, and its first three
+    patches, the fixes, as a series of their own; never half written."""
+
+    def setUp(self):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        self.tmp = tmp.name
+        self.repo = os.path.join(tmp.name, 'repo')
+        os.makedirs(os.path.join(self.repo, 'drivers', 'foo'))
+        git(self.repo, 'init', '-q')
+        with open(os.path.join(self.repo, 'MAINTAINERS'), 'w') as f:
+            f.write(MAINTAINERS)
+        commit(self.repo, {'drivers/foo/a.c': lines('a')}, 'base')
+        git(self.repo, 'tag', 'base')
+        for i in range(1, 5):
+            commit(self.repo, {'drivers/foo/a.c': lines('a').replace(
+                f'a line {i}\n', f'a changed {i}\n')}, f'foo: change {i}')
+
+    def subjects(self, d):
+        out = []
+        for name in sorted(os.listdir(d)):
+            with open(os.path.join(d, name)) as f:
+                msg = email.message_from_file(f, policy=email.policy.default)
+            out.append(' '.join(str(msg['Subject']).split()))
+        return out
+
+    def test_the_fixes_are_the_first_three_and_only_the_whole_is_an_rfc(self):
+        whole, fixes = os.path.join(self.tmp, 'git'), os.path.join(self.tmp, 'fixes')
+        export_fn('format_both "$1" base "$2" "$3"', self.repo, whole, fixes)
+        self.assertEqual([s.split(']')[0] + ']' for s in self.subjects(whole)],
+                         ['[RFC PATCH 0/4]', '[RFC PATCH 1/4]', '[RFC PATCH 2/4]',
+                          '[RFC PATCH 3/4]', '[RFC PATCH 4/4]'])
+        self.assertEqual(self.subjects(fixes)[1:], ['[PATCH 1/3] foo: change 1',
+                                                    '[PATCH 2/3] foo: change 2',
+                                                    '[PATCH 3/3] foo: change 3'])
+        with open(os.path.join(TOP, 'patches', 'cover-letter-fixes')) as f:
+            self.assertEqual(self.subjects(fixes)[0], '[PATCH 0/3] ' + f.readline().strip())
+        self.assertFalse(os.path.exists(whole + '.tmp'))
+
+    def test_a_failure_leaves_no_series(self):
+        whole, fixes = os.path.join(self.tmp, 'git'), os.path.join(self.tmp, 'fixes')
+        # get_maintainer.pl fails on every patch: MAINTAINERS is gone.
+        os.remove(os.path.join(self.repo, 'MAINTAINERS'))
+        run = subprocess.run(['bash', '-c', f'. "{EXPORT}"; format_both "$1" base "$2" "$3"',
+                              'bash', self.repo, whole, fixes],
+                             capture_output=True, text=True)
+        self.assertNotEqual(run.returncode, 0)
+        self.assertFalse(os.path.exists(whole))
+        self.assertFalse(os.path.exists(fixes))
 
 
 if __name__ == '__main__':

@@ -17,14 +17,17 @@ class PinMoved(unittest.TestCase):
         tmp = tempfile.TemporaryDirectory()
         self.addCleanup(tmp.cleanup)
         self.build = tmp.name
-        for d in ('linux-pristine', 'linux', 'obj', 'obj-debug', 'export'):
+        self.dropped = ('linux-pristine', 'linux', 'obj', 'obj-debug', 'export',
+                        'kselftest', 'kselftest-install', 'initramfs.d')
+        self.kept = ('dl', 'bench', 'disks', 'tools.d')
+        for d in self.dropped + self.kept:
             os.makedirs(os.path.join(self.build, d))
         self.pinned = self.fn('echo "$LINUX_PKG_VERSION"').strip()
 
-    def fn(self, script):
+    def fn(self, script, check=True):
         return subprocess.run(['bash', '-c', f'. "{FETCH}"; {script}'],
                               env=dict(os.environ, BUILD=self.build),
-                              capture_output=True, text=True, check=True).stdout
+                              capture_output=True, text=True, check=check).stdout
 
     def makefile(self, sublevel):
         with open(os.path.join(self.build, 'linux-pristine', 'Makefile'), 'w') as f:
@@ -54,8 +57,27 @@ class PinMoved(unittest.TestCase):
         self.stamp('6.12.1-1')
         self.assertFalse(self.pinned_now())
         self.fn('drop_old_source 2>/dev/null')
-        self.assertEqual(sorted(os.listdir(self.build)), [])
+        self.assertEqual(sorted(os.listdir(self.build)), sorted(self.kept))
 
+    def test_a_shared_pristine_tree_is_only_unlinked(self):
+        shared = os.path.join(self.build, 'dl', 'shared-pristine')
+        os.rename(os.path.join(self.build, 'linux-pristine'), shared)
+        with open(os.path.join(shared, 'Makefile'), 'w') as f:
+            f.write('SUBLEVEL = 1\n')
+        os.chmod(os.path.join(shared, 'Makefile'), 0o444)
+        os.symlink(shared, os.path.join(self.build, 'linux-pristine'))
+        self.stamp('6.12.1-1')
+        self.fn('drop_old_source 2>/dev/null')
+        self.assertFalse(os.path.lexists(os.path.join(self.build, 'linux-pristine')))
+        self.assertEqual(os.stat(os.path.join(shared, 'Makefile')).st_mode & 0o777, 0o444)
+
+    def test_the_old_build_stays_when_the_new_source_cannot_be_had(self):
+        self.makefile(1)
+        self.stamp('6.12.1-1')
+        self.fn('fetch_tarball() { die "not on the mirror"; }; fetch_main 2>/dev/null',
+                check=False)
+        self.assertEqual(sorted(os.listdir(self.build)),
+                         sorted(self.dropped + self.kept + ('pristine.version',)))
 
 if __name__ == '__main__':
     unittest.main()
