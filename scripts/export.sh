@@ -196,15 +196,18 @@ signed_by()
 	OLD=$(placeholder_identity) NEW=$1 perl -pe 's/\Q$ENV{OLD}\E/$ENV{NEW}/g'
 }
 
-# git in scratch repository $1 as identity $2 (author and committer),
-# without the sender's own configuration: their format.cc, format.headers
-# or am settings would change the mails.
+# git in a scratch repository, without the sender's own configuration:
+# format.cc, format.headers, am.*, core.autocrlf or core.hooksPath would
+# change the mails or the files.
+git_plain() { GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 git "$@"; }
+
+# git_plain in scratch repository $1 as identity $2 (author and committer).
 git_as()
 {
 	local repo=$1 who=$2
 	shift 2
-	GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 git -C "$repo" \
-		-c user.name="${who% <*}" -c user.email="$(echo "$who" | sed 's/.*<\(.*\)>/\1/')" "$@"
+	git_plain -C "$repo" -c user.name="${who% <*}" \
+		-c user.email="$(echo "$who" | sed 's/.*<\(.*\)>/\1/')" "$@"
 }
 
 # The series, signed by $1, committed onto the pristine files it touches
@@ -238,14 +241,10 @@ format_series()
 	shift 4
 	[ -f "$cover" ] || die "missing ${cover#"$TOP"/}"
 	sender=$(git -C "$repo" log -1 --format='%an <%ae>')
-	# Made aside and moved into place: a failure leaves no series that
-	# looks ready to send.
-	rm -rf "$dest.tmp"
-	git_as "$repo" "$sender" format-patch -q --cover-letter --thread=shallow "$@" -o "$dest.tmp" "$range"
-	fill_cover_letter "$dest.tmp"/0000-cover-letter.patch "$cover"
-	add_recipients "$repo" "$dest.tmp" "$(git -C "$repo" log -1 --format=%ae)"
 	rm -rf "$dest"
-	mv "$dest.tmp" "$dest"
+	git_as "$repo" "$sender" format-patch -q --cover-letter --thread=shallow "$@" -o "$dest" "$range"
+	fill_cover_letter "$dest"/0000-cover-letter.patch "$cover"
+	add_recipients "$repo" "$dest" "$(git -C "$repo" log -1 --format=%ae)"
 }
 
 # The mail-ready series of the commits after $2 in repository $1: the whole
@@ -257,8 +256,13 @@ format_both()
 	shift 4
 	last_fix=$(git -C "$repo" rev-list --reverse "$base..HEAD" | sed -n "${FIX_PATCHES}p")
 	[ -n "$last_fix" ] || die "the series has fewer than $FIX_PATCHES patches"
-	format_series "$repo" "$base..HEAD" "$whole" "$COVER" --rfc "$@"
-	format_series "$repo" "$base..$last_fix" "$fixes" "$FIXES_COVER" "$@"
+	# Both made aside (export_main removes what a failure leaves there),
+	# then moved into place: no half-made or mismatched pair to send.
+	format_series "$repo" "$base..HEAD" "$whole.tmp" "$COVER" --rfc "$@"
+	format_series "$repo" "$base..$last_fix" "$fixes.tmp" "$FIXES_COVER" "$@"
+	rm -rf "$whole" "$fixes"
+	mv "$whole.tmp" "$whole"
+	mv "$fixes.tmp" "$fixes"
 }
 
 # BASE="/path/to/linux.git[:rev]": the repository, and the revision
@@ -286,16 +290,21 @@ base_commit()
 
 # A scratch clone $3 of repository $1, checked out at commit $2. It
 # borrows the repository's objects (--shared) and writes nothing into it:
-# no worktree entry, no hooks, none of its configuration.
+# no worktree entry. The clone itself reads the user's configuration (a
+# safe.directory for a repository they do not own); no hooks are copied
+# (--template=), and git in it runs without that configuration.
 scratch_clone()
 {
 	local repo=$1 commit=$2 dir=$3
 	rm -rf "$dir"
-	GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 \
-		git clone -q --shared --no-checkout "$repo" "$dir" ||
+	git clone -q --shared --no-checkout --template= "$repo" "$dir" ||
 		die "cannot clone $repo into $dir"
-	git -C "$dir" -c advice.detachedHead=false checkout -q --detach "$commit" ||
+	git_plain -C "$dir" -c advice.detachedHead=false checkout -q --detach "$commit" ||
 		die "cannot check out $commit of $repo in $dir"
+	# A partial clone's missing blobs make a checkout with missing files
+	# that still succeeds.
+	[ -z "$(git_plain -C "$dir" status --porcelain)" ] ||
+		die "the checkout of $commit of $repo is incomplete (a partial clone?)"
 }
 
 # Why git am failed in repository $1, after a three-way attempt: the files
@@ -304,7 +313,7 @@ scratch_clone()
 am_failure()
 {
 	local files
-	files=$(git -C "$1" diff --name-only --diff-filter=U | tr '\n' ' ' | sed 's/ $//')
+	files=$(git_plain -C "$1" diff --name-only --diff-filter=U | tr '\n' ' ' | sed 's/ $//')
 	if [ -n "$files" ]; then
 		echo "conflicts in $files"
 	else
@@ -327,7 +336,7 @@ apply_onto_base()
 		[ "$name" != 0000-cover-letter.patch ] || continue
 		if [ $failed = 1 ]; then
 			echo "$name: not tried"
-		elif git -C "$wt" apply --check "$patch" 2>/dev/null; then
+		elif git_plain -C "$wt" apply --check "$patch" 2>/dev/null; then
 			git_as "$wt" "$who" am -q "$patch" >"$log" 2>&1 ||
 				die "$name: git am failed where git apply --check passed (log: $log)"
 			echo "$name: applies"
@@ -335,7 +344,7 @@ apply_onto_base()
 			echo "$name: applies with a three-way merge"
 		else
 			echo "$name: $(am_failure "$wt" "$log")"
-			git -C "$wt" am --abort
+			git_plain -C "$wt" am --abort
 			failed=1
 		fi
 	done
@@ -383,13 +392,15 @@ put_headers()
 # $3); the cover letter goes to all of them.
 add_recipients()
 {
-	local tree=$1 dest=$2 self=$3 patch headers all_to=() all_cc=() to cc
+	local tree=$1 dest=$2 self=$3 patch headers all_to=() all_cc=() to cc out
 	for patch in "$dest"/0[0-9][0-9][0-9]-*.patch; do
 		case "$patch" in */0000-cover-letter.patch) continue ;; esac
-		mapfile -t to < <(maintainers_of "$tree" "$patch" "$self" --m --no-r --no-l)
+		# Captured first: a failure in <(...) would not stop the export.
+		out=$(maintainers_of "$tree" "$patch" "$self" --m --no-r --no-l)
+		mapfile -t to < <(printf '%s' "$out")
+		out=$(maintainers_of "$tree" "$patch" "$self" --no-m --r --l)
 		# A maintainer of one entry may review another: To: only.
-		mapfile -t cc < <(maintainers_of "$tree" "$patch" "$self" --no-m --r --l |
-			without_lines <(printf '%s\n' "${to[@]}"))
+		mapfile -t cc < <(printf '%s' "$out" | without_lines <(printf '%s\n' "${to[@]}"))
 		[ ${#to[@]} -gt 0 ] || die "get_maintainer.pl names no maintainer for ${patch##*/}"
 		headers=$(header_line To "${to[@]}"; header_line Cc "${cc[@]}")
 		put_headers "$patch" "$headers"
@@ -420,8 +431,6 @@ export_onto_base()
 	local sender=$1 base=$2 repo wt=$OUT/base-clone report=$OUT/base-report.txt
 	repo=$(base_repo "$BASE")
 	say "applying ${OUT#"$TOP"/}/git onto $BASE ($base)"
-	# shellcheck disable=SC2064 # the path as it is now
-	trap "rm -rf $(printf '%q' "$wt")" EXIT
 	if apply_onto_base "$OUT/git" "$sender" "$base" "$repo" "$wt" >"$report"; then
 		sed 's/^/    /' "$report" >&2
 		format_both "$wt" "$base" "$OUT/git" "$OUT/fixes" --base="$base"
@@ -430,7 +439,6 @@ export_onto_base()
 		die "the series does not apply to $BASE (report: ${report#"$TOP"/}); ${OUT#"$TOP"/}/git applies to Linux $LINUX_PKG_VERSION"
 	fi
 	rm -rf "$wt"
-	trap - EXIT
 }
 
 export_main()
@@ -443,6 +451,8 @@ export_main()
 	esac
 	[ -z "${BASE:-}" ] || [ "$mode" = send ] || die "BASE is for make export, not for the check"
 	[ -z "${BASE:-}" ] || base=$(base_commit "$BASE")
+	# Scratch left by a failure goes with it.
+	trap 'rm -rf "$OUT"/*.tmp "$OUT/base-clone"' EXIT
 	# What an earlier run wrote would not match this run's quilt series.
 	if [ "$mode" = check ]; then
 		rm -rf "$OUT/check-git" "$OUT/check-fixes"

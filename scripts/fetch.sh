@@ -38,7 +38,8 @@ pristine_version()
 		cat "$PRISTINE_STAMP"
 	else
 		awk -F' = ' '$1 == "VERSION" { v = $2 } $1 == "PATCHLEVEL" { p = $2 }
-			$1 == "SUBLEVEL" { s = $2; print v "." p "." s; exit }' "$PRISTINE/Makefile"
+			$1 == "SUBLEVEL" { s = $2; print v "." p "." s; exit }' "$PRISTINE/Makefile" 2>/dev/null ||
+			echo "an unknown version"
 	fi
 }
 
@@ -89,7 +90,8 @@ fetch_main()
 	[ ! -f "$TARBALL" ] || tarball_matches || rm -f "$TARBALL"
 	[ -f "$TARBALL" ] || fetch_tarball
 	check_tarball
-	[ ! -e "$PRISTINE" ] || drop_old_source
+	# A dangling link (a shared tree that moved) counts as an old source.
+	[ ! -e "$PRISTINE" ] && [ ! -L "$PRISTINE" ] || drop_old_source
 	unpack_pristine
 }
 

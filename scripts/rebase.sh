@@ -97,9 +97,11 @@ push_series()
 			return 1
 		fi
 		kind=$(push_kind "$out")
+		if [ "$kind" != clean ] && ! (cd "$NEW_TREE" && quilt refresh >/dev/null 2>&1); then
+			echo "$p: $kind, and quilt refresh failed"
+			return 1
+		fi
 		echo "$p: $kind"
-		[ "$kind" = clean ] || (cd "$NEW_TREE" && quilt refresh >/dev/null) ||
-			die "quilt refresh of $p failed"
 	done
 }
 
@@ -127,7 +129,7 @@ rebase_main()
 	export QUILTRC=$TOP/scripts/quiltrc QUILT_PATCHES=$NEW_PATCHES
 	if ! push_series >"$REPORT"; then
 		cat "$REPORT" >&2
-		die "the series does not apply to $newest (report: ${REPORT#"$TOP"/}); the pin stays at $LINUX_PKG_VERSION"
+		die "the series could not be moved onto $newest (report: ${REPORT#"$TOP"/}); the pin stays at $LINUX_PKG_VERSION"
 	fi
 	cat "$REPORT" >&2
 	for p in $(series_patches); do

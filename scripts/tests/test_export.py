@@ -180,6 +180,19 @@ class Recipients(unittest.TestCase):
         self.assertIn('To: Foo Keeper <foo@kernel.org>,\n Bar Keeper <bar@kernel.org>\n',
                       head + '\n')
 
+    def test_a_get_maintainer_failure_stops_the_export(self):
+        # Only the reviewers' and lists' call fails: no patch may go out
+        # without its Cc:.
+        self.write('0001-foo.patch', mail(1, ['drivers/foo/a.c']))
+        script = ('maintainers_of() { case "$*" in *--no-m*) die boom ;; '
+                  '*) echo "X <x@kernel.org>" ;; esac; }; '
+                  'add_recipients "$1" "$2" "$3"')
+        run = subprocess.run(['bash', '-c', f'. "{EXPORT}"; {script}', 'bash',
+                              self.tree, self.dest, 'ree@kernel.org'],
+                             capture_output=True, text=True)
+        self.assertNotEqual(run.returncode, 0)
+        self.assertIn('boom', run.stderr)
+
     def test_the_sender_is_not_a_recipient(self):
         for name in ('0000-cover-letter.patch', '0001-foo.patch', '0002-bar.patch'):
             self.assertNotIn('ree@kernel.org', self.read(name), name)
@@ -237,7 +250,7 @@ class OntoBase(unittest.TestCase):
             'c.txt': lines('c.txt').replace('c.txt line 17\n', 'c.txt other 17\n'),
         }, 'v1')
 
-    def apply(self, commit_id, series=None):
+    def apply(self, commit_id, series=None, env=None):
         """Report and status of the series onto commit_id; the user's
         repository must come out as it went in."""
         before = (git(self.repo, 'worktree', 'list', '--porcelain'),
@@ -248,13 +261,21 @@ class OntoBase(unittest.TestCase):
                   ' echo "status $?"')
         run = subprocess.run(['bash', '-c', f'. "{EXPORT}"; set +e; {script}',
                               'bash', series or self.series, commit_id, self.repo,
-                              clone], capture_output=True, text=True, check=True)
+                              clone], capture_output=True, text=True, check=True,
+                             env=dict(os.environ, **(env or {})))
         after = (git(self.repo, 'worktree', 'list', '--porcelain'),
                  git(self.repo, 'for-each-ref'),
                  git(self.repo, 'config', '--local', '--list'))
         self.assertEqual(before, after)
         report = run.stdout.splitlines()
         return int(report[-1].split()[1]), report[:-1]
+
+    def test_the_users_git_configuration_does_not_reach_the_clone(self):
+        with tempfile.NamedTemporaryFile('w', suffix='.gitconfig') as conf:
+            conf.write('[core]\n\tautocrlf = true\n')
+            conf.flush()
+            status, report = self.apply(self.c0, env={'GIT_CONFIG_GLOBAL': conf.name})
+        self.assertEqual(status, 0, report)
 
     def test_the_users_other_worktrees_are_left_alone(self):
         # A worktree whose folder is away (an unmounted disk) must not be

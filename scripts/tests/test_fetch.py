@@ -79,5 +79,15 @@ class PinMoved(unittest.TestCase):
         self.assertEqual(sorted(os.listdir(self.build)),
                          sorted(self.dropped + self.kept + ('pristine.version',)))
 
+    def test_a_dangling_shared_tree_counts_as_an_old_source(self):
+        os.rmdir(os.path.join(self.build, 'linux-pristine'))
+        os.symlink(os.path.join(self.build, 'moved-away'),
+                   os.path.join(self.build, 'linux-pristine'))
+        self.stamp('6.12.1-1')
+        self.fn('fetch_tarball() { :; }; check_tarball() { :; }; '
+                'unpack_pristine() { :; }; fetch_main 2>/dev/null')
+        self.assertEqual(sorted(os.listdir(self.build)), sorted(self.kept))
+
+
 if __name__ == '__main__':
     unittest.main()
