@@ -71,8 +71,7 @@ deps:
 	@scripts/deps.sh
 
 clean:
-	@chmod -R u+w build 2>/dev/null || true
-	rm -rf build
+	@scripts/clean.sh
 
 help:
 	@sed -n 's/^#   /  /p' Makefile

@@ -381,6 +381,7 @@ run_group()
 
 main()
 {
+	lock_build
 	validate_numbers
 	prepare_guest
 	build_disk_model

@@ -7,6 +7,7 @@
 # the " " that diff writes for blank context lines (quilt refresh with
 # QUILTRC=scripts/quiltrc avoids it).
 . "$(dirname "$0")/lib.sh"
+lock_build "$@"
 
 # The tree is a source release without git history, in which no commit id
 # that a message cites (mainline's) can be looked up: UNKNOWN_COMMIT_ID

@@ -3,6 +3,7 @@
 # Install the Debian packages the host side needs (scripts/host-packages),
 # and nothing when they are all there already.
 . "$(dirname "$0")/lib.sh"
+lock_build "$@"
 
 missing_packages()
 {

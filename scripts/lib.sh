@@ -18,6 +18,32 @@ die()  { echo "error: $*" >&2; exit 1; }
 warn() { echo "warning: $*" >&2; }
 say()  { echo "==> $*" >&2; }
 
+# One make target at a time per build directory: two would unpack, build,
+# boot or delete files under each other. An entry point calls this with
+# its arguments before it does anything: it runs again under flock(1),
+# which holds $BUILD/build.lock until the script exits. The scripts it
+# starts see BUILD_LOCKED and go on; what it leaves running (a disk
+# model, a guest) does not hold the lock (flock -o). A test that sourced
+# the script and calls its functions takes no lock: $0 is not the script.
+lock_build()
+{
+	local holder=$BUILD/build.holder here
+	[ "${BASH_SOURCE[-1]}" = "$0" ] || return 0
+	here=$(realpath -m "$BUILD")
+	if [ "${BUILD_LOCKED:-}" = "$here" ]; then
+		if [ -n "${BUILD_LOCK_NEW:-}" ]; then
+			unset BUILD_LOCK_NEW
+			echo "${0#"$TOP"/} (pid $$, since $(date '+%F %T'))" >"$holder"
+		fi
+		return 0
+	fi
+	mkdir -p "$BUILD"
+	flock -n "$BUILD/build.lock" true ||
+		say "waiting for $(cat "$holder" 2>/dev/null || echo "another make target") to finish with $BUILD"
+	export BUILD_LOCKED=$here BUILD_LOCK_NEW=1
+	exec flock -o "$BUILD/build.lock" "$BASH" "$0" "$@"
+}
+
 # Object directory: the debug kernel gets its own so switching never rebuilds.
 obj_dir()
 {

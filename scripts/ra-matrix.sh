@@ -179,10 +179,9 @@ main()
 	check_matrix_cells
 	case $action in
 	run)
+		lock_build
 		check_environment
 		mkdir -p "$BUILD/bench"
-		exec 9>"$BUILD/bench/ra-matrix.lock"
-		flock -n 9 || die "another make ra-matrix runs in $BUILD"
 		src=$(source_id strict)
 		run_matrix "$src"
 		;;

@@ -14,6 +14,7 @@
 # debug kernel (configs/debug.config), with a DEBUG_SECONDS (default 10)
 # switch storm; DEBUG=1 runs every stage on the debug kernel instead.
 . "$(dirname "$0")/lib.sh"
+lock_build "$@"
 . "$TOP/scripts/qemu-lib.sh"
 . "$TOP/scripts/test-lib.sh"
 
