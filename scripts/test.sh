@@ -13,6 +13,7 @@
 # kinds of DEBUG_DISKS (default scsi; empty: no debug pass) run on the
 # debug kernel (configs/debug.config), with a DEBUG_SECONDS (default 10)
 # switch storm; DEBUG=1 runs every stage on the debug kernel instead.
+# STAGES="kunit nvme" runs only the stages named (see stage_names).
 . "$(dirname "$0")/lib.sh"
 lock_build "$@"
 . "$TOP/scripts/qemu-lib.sh"
@@ -21,8 +22,8 @@ lock_build "$@"
 VERIFY_SECONDS=${VERIFY_SECONDS:-3}
 STORM_SECONDS=${STORM_SECONDS:-20}
 SOAK_SECONDS=${SOAK_SECONDS:-10}
-read -ra kinds <<<"${DISKS:-$(disk_kinds | tr '\n' ' ')}"
-check_disk_kinds "${kinds[@]}"
+read -ra disks <<<"${DISKS:-$(disk_kinds | tr '\n' ' ')}"
+check_disk_kinds "${disks[@]}"
 # Disk kinds (empty: no debug pass) and run length of the debug pass.
 read -ra debug_kinds <<<"${DEBUG_DISKS-scsi}"
 [ "${DEBUG:-0}" = 1 ] && debug_kinds=()
@@ -32,7 +33,49 @@ check_seconds VERIFY_SECONDS STORM_SECONDS SOAK_SECONDS DEBUG_SECONDS
 # Tests that bring their own (null_blk) devices, and the soak, run once
 # (on the first disk kind), not per disk kind.
 MACHINE_TESTS=default_scheduler.sh,nullb_faults.sh,soak.sh,mq_cfq_depth.sh,mq_cfq_records.sh,mq_cfq_starve
-steps=$((5 + ${#kinds[@]}))
+
+# The stages of make test, in the order they run: the host checks (in
+# the background), the host unit tests, KUnit, the kselftests of each
+# disk kind, the tests that run once per machine, the bench smoke and the
+# debug kernel's kselftests; the disk kinds are the arguments.
+stage_names()
+{
+	echo checks unit kunit "$@" machine bench-smoke debug
+}
+
+# Whether word $1 is one of the words that follow.
+listed()
+{
+	local word=$1
+	shift
+	[[ " $* " == *" $word "* ]]
+}
+
+# Whether stage $1 runs.
+wanted()
+{
+	listed "$1" "${stages[@]}"
+}
+
+mapfile -t all_kinds < <(disk_kinds)
+read -ra all_stages <<<"$(stage_names "${all_kinds[@]}")"
+read -ra stages <<<"${STAGES:-$(stage_names "${disks[@]}")}"
+for stage in "${stages[@]}"; do
+	listed "$stage" "${all_stages[@]}" ||
+		die "STAGES: unknown stage '$stage' (stages: ${all_stages[*]})"
+	! listed "$stage" "${all_kinds[@]}" || listed "$stage" "${disks[@]}" ||
+		die "STAGES names disk kind $stage, which DISKS (${disks[*]}) leaves out"
+done
+kinds=()
+for kind in "${disks[@]}"; do
+	if wanted "$kind"; then kinds+=("$kind"); fi
+done
+wanted debug || debug_kinds=()
+steps=${#kinds[@]}
+for stage in unit kunit machine bench-smoke; do
+	wanted $stage && steps=$((steps + 1))
+done
+wanted checks && steps=$((steps + 1))
 [ ${#debug_kinds[@]} = 0 ] || steps=$((steps + 1 + ${#debug_kinds[@]}))
 
 # Python unittest's verbose log as TAP: one line per test, and the plan
@@ -51,10 +94,26 @@ unittest_to_tap()
 # guests run: most of a guest stage is timed runs that leave the host's
 # CPUs idle. The debug kernel comes before the per-patch builds, so that
 # its guest stage can run while they do (DEBUG_BUILT says when it may);
-# their results are counted when they are done.
+# their results are counted when they are done. Without the stage
+# "checks", only the debug kernel is built here.
 host_checks()
 {
 	local exported=0
+	if wanted checks && checks_before_debug_kernel; then
+		exported=1
+	fi
+	build_debug_kernel
+	if [ $exported = 1 ]; then
+		echo "per-patch builds (log: ${LOGS#"$TOP"/}/bisect-progress.log)" >"$HOST_NOW"
+		BISECT=dirs "$TOP/scripts/bisect.sh" >"$LOGS/bisect.tap" 2>"$LOGS/bisect-progress.log" || true
+	fi
+	echo done >"$HOST_NOW"
+}
+
+# checkpatch, the configuration check and make export; fails if the
+# export did, and then the per-patch builds are not tried.
+checks_before_debug_kernel()
+{
 	echo checkpatch >"$HOST_NOW"
 	"$TOP/scripts/check.sh" >"$LOGS/checkpatch.tap" 2>"$LOGS/checkpatch.log" || true
 	echo "the configuration against Debian's" >"$HOST_NOW"
@@ -62,23 +121,24 @@ host_checks()
 	echo "make export" >"$HOST_NOW"
 	if "$TOP/scripts/export.sh" --check >"$LOGS/export.log" 2>&1; then
 		printf 'ok 1 make export applies with quilt push -a\n1..1\n' >"$LOGS/export.tap"
-		exported=1
 	else
 		tail -n 5 "$LOGS/export.log" | sed 's/^/# /' >"$LOGS/export.tap"
 		printf 'not ok 1 make export applies with quilt push -a\n1..1\n' >>"$LOGS/export.tap"
 		printf '1..0\n' >"$LOGS/bisect.tap"
+		return 1
 	fi
+}
+
+# The debug kernel, if a debug stage will boot it; DEBUG_BUILT gets 0 when
+# it built (or is not needed), 1 when it did not.
+build_debug_kernel()
+{
 	local debug_status=0
 	if [ ${#debug_kinds[@]} -gt 0 ]; then
 		echo "the debug kernel (log: ${LOGS#"$TOP"/}/debug-build.log)" >"$HOST_NOW"
 		DEBUG=1 "$TOP/scripts/build.sh" >"$LOGS/debug-build.log" 2>&1 || debug_status=1
 	fi
 	echo $debug_status >"$DEBUG_BUILT"
-	if [ $exported = 1 ]; then
-		echo "per-patch builds (log: ${LOGS#"$TOP"/}/bisect-progress.log)" >"$HOST_NOW"
-		BISECT=dirs "$TOP/scripts/bisect.sh" >"$LOGS/bisect.tap" 2>"$LOGS/bisect-progress.log" || true
-	fi
-	echo done >"$HOST_NOW"
 }
 
 # Whether the host checks still run: our child, not a process that got
@@ -126,32 +186,40 @@ count_host_checks()
 	count_tap "per-patch builds" "$LOGS/bisect.tap"
 }
 
-# A clean clone's build/ peaks at about 6 GiB.
-require_build_space 8 "make test"
-prepare_guest
+# Start the host checks and the debug kernel's build in the background.
+start_host_checks()
+{
+	if wanted checks; then
+		say "checkpatch, the configuration check, make export, the debug kernel build and the per-patch builds run in the background (log: ${LOGS#"$TOP"/}/host-checks.log)"
+	else
+		say "the debug kernel builds in the background (log: ${LOGS#"$TOP"/}/host-checks.log)"
+	fi
+	: >"$LOGS/checkpatch.tap" >"$LOGS/distro-config.tap" >"$LOGS/export.tap" >"$LOGS/bisect.tap"
+	HOST_NOW=$LOGS/host-checks.now
+	DEBUG_BUILT=$LOGS/debug-build.done
+	rm -f "$DEBUG_BUILT"
+	(
+		renice -n 19 -p "$BASHPID" >/dev/null
+		host_checks
+	) >"$LOGS/host-checks.log" 2>&1 &
+	HOST_CHECKS=$!
+	trap 'kill_tree "$HOST_CHECKS"' EXIT
+}
 
-say "checkpatch, the configuration check, make export, the debug kernel build and the per-patch builds run in the background (log: ${LOGS#"$TOP"/}/host-checks.log)"
-: >"$LOGS/checkpatch.tap" >"$LOGS/distro-config.tap" >"$LOGS/export.tap" >"$LOGS/bisect.tap"
-HOST_NOW=$LOGS/host-checks.now
-DEBUG_BUILT=$LOGS/debug-build.done
-rm -f "$DEBUG_BUILT"
-(
-	renice -n 19 -p "$BASHPID" >/dev/null
-	host_checks
-) >"$LOGS/host-checks.log" 2>&1 &
-HOST_CHECKS=$!
-trap 'kill_tree "$HOST_CHECKS"' EXIT
-
-next_step "host unit tests: disk model (cmocka), bench report and host scripts (unittest)"
-build_disk_model
-CMOCKA_MESSAGE_OUTPUT=TAP "$BUILD/diskmodel/test_model" >"$LOGS/diskmodel.tap" 2>&1 || true
-count_tap "disk model" "$LOGS/diskmodel.tap"
-python3 -m unittest discover -s "$TOP/bench/report" -v >"$LOGS/report-unittest.log" 2>&1 || true
-unittest_to_tap "$LOGS/report-unittest.log" >"$LOGS/report-unittest.tap"
-count_tap "bench report" "$LOGS/report-unittest.tap"
-DISKMODEL_PLUGIN=$MODEL_PLUGIN python3 -m unittest discover -s "$TOP/scripts/tests" -v >"$LOGS/scripts-unittest.log" 2>&1 || true
-unittest_to_tap "$LOGS/scripts-unittest.log" >"$LOGS/scripts-unittest.tap"
-count_tap "host scripts" "$LOGS/scripts-unittest.tap"
+# The disk model's, the bench report's and the host scripts' unit tests.
+unit_stage()
+{
+	next_step "host unit tests: disk model (cmocka), bench report and host scripts (unittest)"
+	build_disk_model
+	CMOCKA_MESSAGE_OUTPUT=TAP "$BUILD/diskmodel/test_model" >"$LOGS/diskmodel.tap" 2>&1 || true
+	count_tap "disk model" "$LOGS/diskmodel.tap"
+	python3 -m unittest discover -s "$TOP/bench/report" -v >"$LOGS/report-unittest.log" 2>&1 || true
+	unittest_to_tap "$LOGS/report-unittest.log" >"$LOGS/report-unittest.tap"
+	count_tap "bench report" "$LOGS/report-unittest.tap"
+	DISKMODEL_PLUGIN=$MODEL_PLUGIN python3 -m unittest discover -s "$TOP/scripts/tests" -v >"$LOGS/scripts-unittest.log" 2>&1 || true
+	unittest_to_tap "$LOGS/scripts-unittest.log" >"$LOGS/scripts-unittest.tap"
+	count_tap "host scripts" "$LOGS/scripts-unittest.tap"
+}
 
 # The guest stages run on the kernel of $(obj_dir).
 
@@ -194,25 +262,25 @@ machine_stage()
 	drop_disk_image "$1"
 }
 
-kunit_stage
-kind_stages "" "${kinds[@]}"
-machine_stage "${kinds[0]}"
-
-next_step "benchmark harness smoke (disk model hdd, seed000 mmap cell, 5 s runs)"
-if CELLS=seed000-mmap-64k PROFILE=hdd THREADS=1,4 SECS=5 REPS=1 \
-	SCHEDULERS="mq-deadline bfq@low_latency=0 mq-deadline-rastock@read_ahead_kb=512" "$TOP/scripts/bench.sh" >"$LOGS/bench-smoke.log" 2>&1; then
-	python3 "$TOP/bench/check-results.py" "$BUILD/bench/latest" >"$LOGS/bench-smoke.tap" 2>&1 || true
-else
-	tail -n 5 "$LOGS/bench-smoke.log" >&2
-	: >"$LOGS/bench-smoke.tap"
-fi
-count_tap "bench smoke" "$LOGS/bench-smoke.tap"
+bench_smoke_stage()
+{
+	next_step "benchmark harness smoke (disk model hdd, seed000 mmap cell, 5 s runs)"
+	if CELLS=seed000-mmap-64k PROFILE=hdd THREADS=1,4 SECS=5 REPS=1 \
+		SCHEDULERS="mq-deadline bfq@low_latency=0 mq-deadline-rastock@read_ahead_kb=512" "$TOP/scripts/bench.sh" >"$LOGS/bench-smoke.log" 2>&1; then
+		python3 "$TOP/bench/check-results.py" "$BUILD/bench/latest" >"$LOGS/bench-smoke.tap" 2>&1 || true
+	else
+		tail -n 5 "$LOGS/bench-smoke.log" >&2
+		: >"$LOGS/bench-smoke.tap"
+	fi
+	count_tap "bench smoke" "$LOGS/bench-smoke.tap"
+}
 
 # The debug kernel (KASAN, lockdep, kmemleak, 30 s hung-task timeout) on
 # a reduced matrix, the kselftests of a disk kind with a shorter storm, to
 # stay within CI's time; "make test DEBUG=1" runs it all. It was built
 # with the host checks, whose per-patch builds go on meanwhile.
-if [ ${#debug_kinds[@]} -gt 0 ]; then
+debug_stage()
+{
 	wait_host_checks "$DEBUG_BUILT"
 	next_step "debug kernel (configs/debug.config): build (log: ${LOGS#"$TOP"/}/debug-build.log)"
 	if [ "$(cat "$DEBUG_BUILT" 2>/dev/null)" = 0 ]; then
@@ -226,8 +294,22 @@ if [ ${#debug_kinds[@]} -gt 0 ]; then
 		echo "  FAIL the debug kernel did not build (log: ${LOGS#"$TOP"/}/debug-build.log)" >&2
 		failed=$((failed + 1))
 	fi
-fi
+}
 
-count_host_checks
+# A clean clone's build/ peaks at about 6 GiB.
+require_build_space 8 "make test"
+if wanted kunit || [ ${#kinds[@]} -gt 0 ] || wanted machine; then
+	prepare_guest
+fi
+if wanted checks || [ ${#debug_kinds[@]} -gt 0 ]; then
+	start_host_checks
+fi
+if wanted unit; then unit_stage; fi
+if wanted kunit; then kunit_stage; fi
+kind_stages "" "${kinds[@]}"
+if wanted machine; then machine_stage "${disks[0]}"; fi
+if wanted bench-smoke; then bench_smoke_stage; fi
+if [ ${#debug_kinds[@]} -gt 0 ]; then debug_stage; fi
+if wanted checks; then count_host_checks; fi
 
 print_summary
