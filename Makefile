@@ -10,6 +10,7 @@
 #   SOAK_SECONDS   soak per scheduler (make test 10, make soak 600)
 #   DEBUG_DISKS    make test: disk kinds of the debug pass (default scsi)
 #   STAGES         make test: only these stages (checks unit kunit KIND... machine bench-smoke debug)
+#   SHARD=i/n      make test: the i-th of n parts of the stages (scripts/merge-results.sh adds them up)
 #   TESTS          make selftest: the iosched kselftests to run (DISK: kind)
 #   KERNEL_IMAGE   boot this bzImage instead of the one built
 #   APPEND         make selftest: more guest kernel command line

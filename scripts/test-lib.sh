@@ -64,6 +64,54 @@ soak_time_limit()
 	echo $(((${1} + 150) * nr + 300))
 }
 
+# Whether word $1 is one of the words that follow.
+listed()
+{
+	local word=$1
+	shift
+	[[ " $* " == *" $word "* ]]
+}
+
+# Seconds stage $1 of make test took in a CI run (the guest stages under
+# TCG; checks: the per-patch builds, in the background; debug: per disk
+# kind of debug_kinds).
+stage_seconds()
+{
+	case $1 in
+	checks) echo 1500 ;;
+	debug) echo $((700 * ${#debug_kinds[@]})) ;;
+	machine) echo 220 ;;
+	bench-smoke) echo 100 ;;
+	unit | kunit) echo 60 ;;
+	*) echo 180 ;;
+	esac
+}
+
+# Of stages $3..., those of part $1 of $2: each stage, the longest first,
+# goes to the part with the least work so far (ties: the first). The n
+# parts of one n are the stages of one run, each in exactly one part.
+shard_stages()
+{
+	local part=$1 parts=$2 seconds stage k least
+	local -a load
+	local -A owner
+	shift 2
+	for ((k = 0; k < parts; k++)); do load[k]=0; done
+	while read -r seconds stage; do
+		least=0
+		for ((k = 1; k < parts; k++)); do
+			if [ "${load[k]}" -lt "${load[least]}" ]; then least=$k; fi
+		done
+		load[least]=$((load[least] + seconds))
+		owner[$stage]=$least
+	done < <(for stage in "$@"; do
+		echo "$(stage_seconds "$stage") $stage"
+	done | sort -s -k1,1nr)
+	for stage in "$@"; do
+		if [ "${owner[$stage]}" = $((part - 1)) ]; then echo "$stage"; fi
+	done
+}
+
 next_step()
 {
 	step=$((step + 1))

@@ -13,7 +13,8 @@
 # kinds of DEBUG_DISKS (default scsi; empty: no debug pass) run on the
 # debug kernel (configs/debug.config), with a DEBUG_SECONDS (default 10)
 # switch storm; DEBUG=1 runs every stage on the debug kernel instead.
-# STAGES="kunit nvme" runs only the stages named (see stage_names).
+# STAGES="kunit nvme" runs only the stages named (see stage_names);
+# SHARD=i/n runs the i-th of n parts of them (see shard_stages).
 . "$(dirname "$0")/lib.sh"
 lock_build "$@"
 . "$TOP/scripts/qemu-lib.sh"
@@ -43,14 +44,6 @@ stage_names()
 	echo checks unit kunit "$@" machine bench-smoke debug
 }
 
-# Whether word $1 is one of the words that follow.
-listed()
-{
-	local word=$1
-	shift
-	[[ " $* " == *" $word "* ]]
-}
-
 # Whether stage $1 runs.
 wanted()
 {
@@ -66,11 +59,20 @@ for stage in "${stages[@]}"; do
 	! listed "$stage" "${all_kinds[@]}" || listed "$stage" "${disks[@]}" ||
 		die "STAGES names disk kind $stage, which DISKS (${disks[*]}) leaves out"
 done
+wanted debug || debug_kinds=()
+
+if [ -n "${SHARD:-}" ]; then
+	[[ $SHARD =~ ^([1-9][0-9]*)/([1-9][0-9]*)$ ]] && [ "${BASH_REMATCH[1]}" -le "${BASH_REMATCH[2]}" ] ||
+		die "SHARD=$SHARD: want i/n with 1 <= i <= n"
+	mapfile -t stages < <(shard_stages "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" "${stages[@]}")
+	say "shard $SHARD: ${stages[*]:-no stage}"
+fi
+wanted debug || debug_kinds=()
+
 kinds=()
 for kind in "${disks[@]}"; do
 	if wanted "$kind"; then kinds+=("$kind"); fi
 done
-wanted debug || debug_kinds=()
 steps=${#kinds[@]}
 for stage in unit kunit machine bench-smoke; do
 	wanted $stage && steps=$((steps + 1))
@@ -312,4 +314,6 @@ if wanted bench-smoke; then bench_smoke_stage; fi
 if [ ${#debug_kinds[@]} -gt 0 ]; then debug_stage; fi
 if wanted checks; then count_host_checks; fi
 
+# The totals and the stages of this run, for scripts/merge-results.sh.
+echo "$passed $failed $skipped${stages[*]:+ ${stages[*]}}" >"$LOGS/results"
 print_summary
