@@ -186,15 +186,7 @@ for p in $(series_patches); do
 		echo "not ok $n W=1 adds no warnings in $p"
 		bad=$((bad + 1))
 	fi
-	n=$((n + 1))
-	missing=$(missing_paths "$p")
-	if [ -z "$missing" ]; then
-		echo "ok $n the paths $p names exist"
-	else
-		echo "$missing" | sed 's/^/# missing: /'
-		echo "not ok $n the paths $p names exist"
-		bad=$((bad + 1))
-	fi
+	tap_result "the paths $p names exist" "$(missing_paths "$p" | sed 's/^/missing: /')"
 done
 echo "1..$n"
 [ $bad = 0 ]

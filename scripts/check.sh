@@ -16,21 +16,6 @@ lock_build "$@"
 CHECKPATCH=(perl "$TREE/scripts/checkpatch.pl" --strict --quiet --show-types --terse
 	--ignore UNKNOWN_COMMIT_ID)
 
-# One TAP line, "ok" where $2, what a check complained of, is empty, else
-# the complaints as TAP comments and "not ok"; $1 names the check.
-tap_result()
-{
-	local label=$1 complaints=$2
-	n=$((n + 1))
-	if [ -z "$complaints" ]; then
-		echo "ok $n $label"
-	else
-		echo "$complaints" | sed 's/^/# /'
-		echo "not ok $n $label"
-		bad=$((bad + 1))
-	fi
-}
-
 # One TAP line for checkpatch runs on one file: $1 = label, then one
 # checkpatch argument list per run, each as a single word (split here).
 check_one()

@@ -159,6 +159,22 @@ require_build_space()
 		die "$what needs $want_gib GiB under $BUILD: it holds $((held >> 30)) GiB and its filesystem has $((free >> 30)) GiB free"
 }
 
+# One TAP line, "ok" where $2, what a check complained of, is empty, else
+# the complaints as TAP comments and "not ok"; $1 names the check. Counts
+# in the caller's n (lines) and bad (not ok).
+tap_result()
+{
+	local label=$1 complaints=$2
+	n=$((n + 1))
+	if [ -z "$complaints" ]; then
+		echo "ok $n $label"
+	else
+		echo "$complaints" | sed 's/^/# /'
+		echo "not ok $n $label"
+		bad=$((bad + 1))
+	fi
+}
+
 # Run "$@" with output to a log file; on failure show its tail and die.
 run_logged()
 {

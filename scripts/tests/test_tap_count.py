@@ -127,5 +127,20 @@ class TapCountTest(unittest.TestCase):
         self.assertEqual(shown[-1], '    | line 39')
 
 
+LIB = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib.sh')
+
+
+class TapResult(unittest.TestCase):
+    """lib.sh's tap_result, the ok/not ok line of make check's checks."""
+
+    def test_ok_without_complaints_and_not_ok_with_them(self):
+        script = (f'. "{LIB}"; n=4; bad=0; tap_result first ""; '
+                  "tap_result second $'a: 1\\nb: 2'; echo \"$n $bad\"")
+        out = subprocess.run(['bash', '-c', script], capture_output=True,
+                             text=True, check=True).stdout
+        self.assertEqual(out, 'ok 5 first\n# a: 1\n# b: 2\nnot ok 6 second\n6 1\n')
+        self.assertEqual(count(out.rsplit('\n', 2)[0] + '\n1..2\n')[0], (1, 1, 0))
+
+
 if __name__ == '__main__':
     unittest.main()
