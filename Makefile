@@ -11,6 +11,7 @@
 #   DEBUG_DISKS    make test: disk kinds of the debug pass (default scsi)
 #   STAGES         make test: only these stages (checks unit kunit KIND... machine bench-smoke debug)
 #   SHARD=i/n      make test: the i-th of n parts of the stages (scripts/merge-results.sh adds them up)
+#   BUNDLE         make test and the guest targets: boot make bundle's kernels and initramfs, build none
 #   TESTS          make selftest: the iosched kselftests to run (DISK: kind)
 #   KERNEL_IMAGE   boot this bzImage instead of the one built
 #   APPEND         make selftest: more guest kernel command line
@@ -20,7 +21,7 @@
 #   LIMIT ACTION   make ra-matrix: at most LIMIT runs; ACTION=status|report
 #   AUTHOR BASE    make export: who signs build/export/git; the tree to send against
 
-.PHONY: all run test kunit selftest soak bench ab ra-matrix shell check export rebase build initramfs deps clean help
+.PHONY: all run test kunit selftest soak bench ab ra-matrix shell check export rebase build initramfs bundle deps clean help
 
 all: run
 
@@ -52,10 +53,7 @@ shell:
 	@scripts/shell.sh
 
 check:
-	@scripts/check.sh
-	@scripts/distro-config.sh
-	@scripts/export.sh --check
-	@scripts/bisect.sh
+	@scripts/make-check.sh
 
 export:
 	@scripts/export.sh
@@ -69,6 +67,9 @@ build:
 initramfs: build
 	@qemu/mkinitramfs.sh
 
+bundle:
+	@scripts/bundle.sh
+
 deps:
 	@scripts/deps.sh
 
@@ -77,4 +78,4 @@ clean:
 
 help:
 	@sed -n 's/^#   /  /p' Makefile
-	@echo "targets: run test kunit selftest soak bench ab ra-matrix shell check export rebase build initramfs deps clean"
+	@echo "targets: run test kunit selftest soak bench ab ra-matrix shell check export rebase build initramfs bundle deps clean"

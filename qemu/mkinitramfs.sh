@@ -11,7 +11,7 @@
 # reclaim (109 MiB of a 256 MiB guest's, which could not even unpack them
 # all). Rebuilt only when one of these inputs changes.
 . "$(dirname "$0")/../scripts/lib.sh"
-lock_build "$@"
+lock_build
 
 OUT=$BUILD/initramfs.cpio.gz
 STAGE=$BUILD/initramfs.d

@@ -15,7 +15,7 @@
 #   REPS=3     boots of each kernel
 #   PROFILE, SCHEDULERS, THREADS, SECS, GUEST_MIB   as for make bench
 . "$(dirname "$0")/lib.sh"
-lock_build "$@"
+lock_build
 
 REPS=${REPS:-3}
 [ -n "${A:-}" ] && [ -n "${B:-}" ] || die "make ab needs A=<rev> and B=<rev>"

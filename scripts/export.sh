@@ -444,7 +444,7 @@ export_onto_base()
 export_main()
 {
 	local mode sender problem base=
-	lock_build "$@"
+	lock_build
 	case "${1:-}" in
 	--check) mode=check ;;
 	"") mode=send ;;

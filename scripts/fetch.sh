@@ -83,7 +83,7 @@ unpack_pristine()
 
 fetch_main()
 {
-	lock_build "$@"
+	lock_build
 	! { [ -d "$PRISTINE" ] && pristine_is_pinned; } || return 0
 	# The new source first: where the mirror does not have it, the trees
 	# and builds of the old one stay. A tarball of another version (the

@@ -7,7 +7,7 @@
 # segfault ("traps:" lines). A tool for telling whether a kernel or a
 # configuration change makes user processes crash under TCG.
 . "$(dirname "$0")/lib.sh"
-lock_build "$@"
+lock_build
 . "$TOP/scripts/qemu-lib.sh"
 
 kind=${DISK:-hba}

@@ -4,7 +4,7 @@
 # its KUnit suites in one boot; the inner loop after a change to code that
 # has a KUnit suite. Ends with "N passed, N failed", as make test does.
 . "$(dirname "$0")/lib.sh"
-lock_build "$@"
+lock_build
 . "$TOP/scripts/qemu-lib.sh"
 . "$TOP/scripts/test-lib.sh"
 

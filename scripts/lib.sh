@@ -19,30 +19,42 @@ warn() { echo "warning: $*" >&2; }
 say()  { echo "==> $*" >&2; }
 
 # One make target at a time per build directory: two would unpack, build,
-# boot or delete files under each other. An entry point calls this with
-# its arguments before it does anything: it runs again under flock(1),
-# which holds $BUILD/build.lock until the script exits. The scripts it
-# starts see BUILD_LOCKED and go on; what it leaves running (a disk
-# model, a guest) does not hold the lock (flock -o). A test that sourced
-# the script and calls its functions takes no lock: $0 is not the script.
+# boot or delete files under each other. An entry point calls this before
+# it does anything. Its shell holds $BUILD/build.lock (flock on file
+# descriptor 200) until it and everything it started have
+# ended, its EXIT trap included: the scripts it starts see BUILD_LOCKED
+# and go on. A daemon that may outlive its run is started
+# without_build_lock. A test that sourced the script and calls its
+# functions takes no lock: $0 is not the script.
 lock_build()
 {
-	local holder=$BUILD/build.holder here
+	local lock=$BUILD/build.lock holder=$BUILD/build.holder here
 	[ "${BASH_SOURCE[-1]}" = "$0" ] || return 0
 	here=$(realpath -m "$BUILD")
-	if [ "${BUILD_LOCKED:-}" = "$here" ]; then
-		if [ -n "${BUILD_LOCK_NEW:-}" ]; then
-			unset BUILD_LOCK_NEW
-			echo "${0#"$TOP"/} (pid $$, since $(date '+%F %T'))" >"$holder"
-		fi
-		return 0
-	fi
+	[ "${BUILD_LOCKED:-}" = "$here" ] && return 0
 	mkdir -p "$BUILD"
-	flock -n "$BUILD/build.lock" true ||
+	[ -e "$lock" ] || : >>"$lock"
+	# Read-only: a lock file another user (root) made still locks.
+	exec 200<"$lock"
+	if ! flock -n 200; then
 		say "waiting for $(cat "$holder" 2>/dev/null || echo "another make target") to finish with $BUILD"
-	export BUILD_LOCKED=$here BUILD_LOCK_NEW=1
-	exec flock -o "$BUILD/build.lock" "$BASH" "$0" "$@"
+		flock 200
+	fi
+	export BUILD_LOCKED=$here
+	# Who holds it, for the next one's message; whole or not at all.
+	{ echo "${0#"$TOP"/} (pid $$, since $(date '+%F %T'))" >"$holder.$$" &&
+		mv -f "$holder.$$" "$holder"; } 2>/dev/null || rm -f "$holder.$$" 2>/dev/null || true
 }
+
+# Run "$@" without the build lock's descriptor: for a command that leaves
+# a daemon (nbdkit's disk model) which a run killed before its EXIT trap
+# would leave behind, and which must not keep every later run waiting.
+# (A job put in the background with & runs in a subshell that holds it.)
+without_build_lock()
+{
+	"$@" 200<&-
+}
+
 
 # Object directory: the debug kernel gets its own so switching never rebuilds.
 obj_dir()
@@ -58,6 +70,18 @@ obj_dir()
 series_patches()
 {
 	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/patches/series" | awk '{ print $1 }'
+}
+
+# The revision of this checkout, as git describe names it; "unknown" for
+# a tree that is not a checkout of its own (make ab's sides lie inside
+# this one's work tree, and say what they are themselves).
+series_id()
+{
+	if [ "$(git -C "$TOP" rev-parse --show-toplevel 2>/dev/null)" = "$TOP" ]; then
+		git -C "$TOP" describe --always --dirty
+	else
+		echo unknown
+	fi
 }
 
 # Files the series adds, as "repo-path tree-path" pairs.
@@ -169,7 +193,7 @@ tap_result()
 	if [ -z "$complaints" ]; then
 		echo "ok $n $label"
 	else
-		echo "$complaints" | sed 's/^/# /'
+		printf '%s\n' "$complaints" | sed 's/^/# /'
 		echo "not ok $n $label"
 		bad=$((bad + 1))
 	fi

@@ -5,7 +5,7 @@
 # "patches" is a link to the repo's patches/, so "quilt refresh" in the tree
 # writes straight back into the repo. Re-running redoes only what changed.
 . "$(dirname "$0")/lib.sh"
-lock_build "$@"
+lock_build
 
 MANIFEST=$BUILD/added-files.list
 SERIES_STAMP=$BUILD/series.applied

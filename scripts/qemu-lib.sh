@@ -15,14 +15,47 @@ TOOLS_SLOT=1e.0
 
 # Host packages, kernel and initramfs, once per top-level command: a
 # script run by another (the bench smoke in make test) inherits GUEST_READY.
+# With BUNDLE (make bundle's tar) the kernel and initramfs come from it.
 prepare_guest()
 {
 	[ "${GUEST_READY:-}" = "$(obj_dir)" ] && return 0
 	"$TOP/scripts/deps.sh"
-	"$TOP/scripts/build.sh"
-	"$TOP/qemu/mkinitramfs.sh"
+	if [ -n "${BUNDLE:-}" ]; then
+		unpack_bundle "$BUNDLE"
+	else
+		"$TOP/scripts/build.sh"
+		"$TOP/qemu/mkinitramfs.sh"
+	fi
 	GUEST_READY=$(obj_dir)
 	export GUEST_READY
+}
+
+# What the guests boot from, relative to $BUILD: the guest kernel and the
+# debug kernel (image, the revision it was built from, configuration and
+# release), the initramfs and the tools image. make bundle packs them.
+guest_files()
+{
+	local obj
+	for obj in obj obj-debug; do
+		printf '%s\n' "$obj/arch/x86/boot/bzImage" "$obj/arch/x86/boot/bzImage.series" \
+			"$obj/.config" "$obj/include/config/kernel.release"
+	done
+	printf '%s\n' initramfs.cpio.gz initramfs.cpio.gz.hash tools.img
+}
+
+# Unpack bundle $1 into $BUILD, if it holds the kernels of this checkout's
+# revision: stage jobs of a CI engine then build no kernel.
+unpack_bundle()
+{
+	local bundle=$1 built here
+	[ -f "$bundle" ] || die "BUNDLE=$bundle: no such file (make bundle writes build/bundle.tar)"
+	built=$(tar -xOf "$bundle" obj/arch/x86/boot/bzImage.series 2>/dev/null) ||
+		die "BUNDLE=$bundle: not a bundle of make bundle"
+	here=$(series_id)
+	[ "$built" = "$here" ] && [ "$here" != unknown ] ||
+		die "BUNDLE=$bundle holds the kernels of $built; this checkout is $here"
+	mkdir -p "$BUILD"
+	tar -C "$BUILD" -xf "$bundle"
 }
 
 disk_kinds()
@@ -205,7 +238,7 @@ start_disk_model()
 		die "$why"
 	fi
 	rm -f "$(model_stats_file "$kind")"
-	nbdkit --unix "$sock" --pidfile "$pid" \
+	without_build_lock nbdkit --unix "$sock" --pidfile "$pid" \
 		"$MODEL_PLUGIN" \
 		file="$(disk_image "$kind")" profile="$profile" \
 		stats="$(model_stats_file "$kind")" \

@@ -115,7 +115,7 @@ move_pin()
 rebase_main()
 {
 	local newest sum p
-	lock_build "$@"
+	lock_build
 	mkdir -p "$REBASE"
 	newest=$(newest_version)
 	[ -n "$newest" ] || die "the package mirror offers no $LINUX_PKG"

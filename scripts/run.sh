@@ -4,7 +4,7 @@
 # disk matrix, list each disk with its controller and schedulers, and run
 # the short scheduler demonstration (qemu/guest/demo.sh).
 . "$(dirname "$0")/lib.sh"
-lock_build "$@"
+lock_build
 . "$TOP/scripts/qemu-lib.sh"
 
 read -ra kinds <<<"${DISKS:-$(disk_kinds | tr '\n' ' ')}"

@@ -11,7 +11,7 @@
 # timing bound holds there. Ends with "N passed, N failed", as make test
 # does.
 . "$(dirname "$0")/lib.sh"
-lock_build "$@"
+lock_build
 . "$TOP/scripts/qemu-lib.sh"
 . "$TOP/scripts/test-lib.sh"
 

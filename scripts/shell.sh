@@ -4,7 +4,7 @@
 # (all of them, or DISK=kind), served by the disk model with PROFILE=name
 # (hdd, raid4, ssd, ...) or straight from image files. Ctrl-A X quits QEMU.
 . "$(dirname "$0")/lib.sh"
-lock_build "$@"
+lock_build
 . "$TOP/scripts/qemu-lib.sh"
 
 read -ra kinds <<<"${DISK:-$(disk_kinds | tr '\n' ' ')}"

@@ -5,7 +5,7 @@
 # (default virtio-mq), in one boot. Ends with "N passed, N failed"; a
 # hung guest or any kernel report fails it. DEBUG=1 soaks the debug kernel.
 . "$(dirname "$0")/lib.sh"
-lock_build "$@"
+lock_build
 . "$TOP/scripts/qemu-lib.sh"
 . "$TOP/scripts/test-lib.sh"
 

@@ -16,7 +16,7 @@
 # STAGES="kunit nvme" runs only the stages named (see stage_names);
 # SHARD=i/n runs the i-th of n parts of them (see shard_stages).
 . "$(dirname "$0")/lib.sh"
-lock_build "$@"
+lock_build
 . "$TOP/scripts/qemu-lib.sh"
 . "$TOP/scripts/test-lib.sh"
 
@@ -59,7 +59,6 @@ for stage in "${stages[@]}"; do
 	! listed "$stage" "${all_kinds[@]}" || listed "$stage" "${disks[@]}" ||
 		die "STAGES names disk kind $stage, which DISKS (${disks[*]}) leaves out"
 done
-wanted debug || debug_kinds=()
 
 if [ -n "${SHARD:-}" ]; then
 	[[ $SHARD =~ ^([1-9][0-9]*)/([1-9][0-9]*)$ ]] && [ "${BASH_REMATCH[1]}" -le "${BASH_REMATCH[2]}" ] ||
@@ -131,12 +130,12 @@ checks_before_debug_kernel()
 	fi
 }
 
-# The debug kernel, if a debug stage will boot it; DEBUG_BUILT gets 0 when
-# it built (or is not needed), 1 when it did not.
+# The debug kernel, if a debug stage will boot it and no BUNDLE brings it;
+# DEBUG_BUILT gets 0 when it built (or is not needed), 1 when it did not.
 build_debug_kernel()
 {
 	local debug_status=0
-	if [ ${#debug_kinds[@]} -gt 0 ]; then
+	if [ ${#debug_kinds[@]} -gt 0 ] && [ -z "${BUNDLE:-}" ]; then
 		echo "the debug kernel (log: ${LOGS#"$TOP"/}/debug-build.log)" >"$HOST_NOW"
 		DEBUG=1 "$TOP/scripts/build.sh" >"$LOGS/debug-build.log" 2>&1 || debug_status=1
 	fi
@@ -191,11 +190,12 @@ count_host_checks()
 # Start the host checks and the debug kernel's build in the background.
 start_host_checks()
 {
-	if wanted checks; then
-		say "checkpatch, the configuration check, make export, the debug kernel build and the per-patch builds run in the background (log: ${LOGS#"$TOP"/}/host-checks.log)"
-	else
-		say "the debug kernel builds in the background (log: ${LOGS#"$TOP"/}/host-checks.log)"
-	fi
+	local what=()
+	if wanted checks; then what+=(checkpatch "the configuration check" "make export"); fi
+	if [ ${#debug_kinds[@]} -gt 0 ] && [ -z "${BUNDLE:-}" ]; then what+=("the debug kernel build"); fi
+	if wanted checks; then what+=("the per-patch builds"); fi
+	[ ${#what[@]} = 0 ] ||
+		say "in the background: $(printf '%s, ' "${what[@]}" | sed 's/, $//') (log: ${LOGS#"$TOP"/}/host-checks.log)"
 	: >"$LOGS/checkpatch.tap" >"$LOGS/distro-config.tap" >"$LOGS/export.tap" >"$LOGS/bisect.tap"
 	HOST_NOW=$LOGS/host-checks.now
 	DEBUG_BUILT=$LOGS/debug-build.done
@@ -300,6 +300,9 @@ debug_stage()
 
 # A clean clone's build/ peaks at about 6 GiB.
 require_build_space 8 "make test"
+mkdir -p "$LOGS"
+rm -f "$LOGS/results"
+"$TOP/scripts/deps.sh"
 if wanted kunit || [ ${#kinds[@]} -gt 0 ] || wanted machine; then
 	prepare_guest
 fi

@@ -11,9 +11,12 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 
 class Stages(unittest.TestCase):
     def run_test_sh(self, **env):
+        # Not the knobs of the make test that runs these tests.
+        knobs = ('STAGES', 'SHARD', 'DISKS', 'DEBUG', 'DEBUG_DISKS', 'BUNDLE')
+        clean = {k: v for k, v in os.environ.items() if k not in knobs}
         with tempfile.TemporaryDirectory() as build:
             run = subprocess.run([os.path.join(TOP, 'scripts/test.sh')],
-                                 env=dict(os.environ, BUILD=build, **env),
+                                 env=dict(clean, BUILD=build, **env),
                                  capture_output=True, text=True, timeout=60)
             left = os.listdir(build)
         return run, left
