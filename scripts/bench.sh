@@ -256,7 +256,7 @@ plan_seconds()
 show_progress()
 {
 	local out=$1 total=$2 group=$3 done_before=-1 n start=$SECONDS left
-	while sleep 10; do
+	while kill -0 $$ 2>/dev/null && sleep 10; do
 		n=$(grep -c '^BENCH-END' "$out" 2>/dev/null || true)
 		[ "$n" = "$done_before" ] && continue
 		done_before=$n
@@ -356,7 +356,7 @@ run_group()
 		append+=" iosched.rotational=$(model_rotational "$profile")"
 		append+=" iosched.fs=$fs"
 	fi
-	show_progress "$out" "$total" "$group" &
+	show_progress "$out" "$total" "$group" 200<&- &
 	local progress=$!
 	# Taken at boot: the image may be rebuilt while the guest runs.
 	series=$(image_series)

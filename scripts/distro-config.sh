@@ -28,8 +28,10 @@ fetch_debian_config()
 	rm -f "$DEBIAN_CONFIG.xz"
 }
 
+# Its own object directory: the guests of make test read obj/.config
+# meanwhile, which a configure from a bundle's .config would rewrite.
 export DEBUG=0
-OBJ=$(obj_dir)
+OBJ=$BUILD/obj-distro
 guest_fragments
 "$TOP/scripts/prepare.sh"
 configure

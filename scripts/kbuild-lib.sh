@@ -123,3 +123,15 @@ build_kernel()
 	mv "$OBJ/arch/x86/boot/bzImage.series.tmp" "$OBJ/arch/x86/boot/bzImage.series"
 	say "bzImage ready in $((SECONDS - start)) s"
 }
+
+# The revision of this checkout, as git describe names it; "unknown" for
+# a tree that is not a checkout of its own (make ab's sides lie inside
+# this one's work tree, and say what they are themselves).
+series_id()
+{
+	if [ "$(git -C "$TOP" rev-parse --show-toplevel 2>/dev/null)" = "$TOP" ]; then
+		git -C "$TOP" describe --always --dirty
+	else
+		echo unknown
+	fi
+}

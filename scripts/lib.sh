@@ -37,7 +37,7 @@ lock_build()
 	# Read-only: a lock file another user (root) made still locks.
 	exec 200<"$lock"
 	if ! flock -n 200; then
-		say "waiting for $(cat "$holder" 2>/dev/null || echo "another make target") to finish with $BUILD"
+		say "waiting for $(lock_holder "$holder") to finish with $BUILD"
 		flock 200
 	fi
 	export BUILD_LOCKED=$here
@@ -46,13 +46,26 @@ lock_build()
 		mv -f "$holder.$$" "$holder"; } 2>/dev/null || rm -f "$holder.$$" 2>/dev/null || true
 }
 
+# Who holds the build lock, from holder file $1: "scripts/test.sh (pid N,
+# since ...)", and whether that process has ended and left others.
+lock_holder()
+{
+	local who pid
+	who=$(cat "$1" 2>/dev/null) || { echo "another make target"; return; }
+	pid=$(sed -n 's/.*(pid \([0-9]*\),.*/\1/p' <<<"$who")
+	if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
+		who+="; it has ended, but processes it started hold $BUILD/build.lock (fuser -v shows them)"
+	fi
+	echo "$who"
+}
+
 # Run "$@" without the build lock's descriptor: for a command that leaves
 # a daemon (nbdkit's disk model) which a run killed before its EXIT trap
 # would leave behind, and which must not keep every later run waiting.
 # (A job put in the background with & runs in a subshell that holds it.)
 without_build_lock()
 {
-	"$@" 200<&-
+	env -u BUILD_LOCKED "$@" 200<&-
 }
 
 
@@ -72,15 +85,19 @@ series_patches()
 	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/patches/series" | awk '{ print $1 }'
 }
 
-# The revision of this checkout, as git describe names it; "unknown" for
-# a tree that is not a checkout of its own (make ab's sides lie inside
-# this one's work tree, and say what they are themselves).
-series_id()
+# What the kernels of a bundle are built from: this checkout's commit,
+# with a hash of the difference where the tracked files differ from it
+# (files git does not track are not counted); empty outside a checkout of
+# its own.
+checkout_id()
 {
-	if [ "$(git -C "$TOP" rev-parse --show-toplevel 2>/dev/null)" = "$TOP" ]; then
-		git -C "$TOP" describe --always --dirty
+	local top
+	top=$(git -C "$TOP" rev-parse --show-toplevel 2>/dev/null) || return 0
+	[ "$(cd "$top" && pwd -P)" = "$(cd "$TOP" && pwd -P)" ] || return 0
+	if git -C "$TOP" diff --quiet HEAD; then
+		git -C "$TOP" rev-parse HEAD
 	else
-		echo unknown
+		echo "$(git -C "$TOP" rev-parse HEAD)+$(git -C "$TOP" diff HEAD | sha256sum | cut -c1-16)"
 	fi
 }
 

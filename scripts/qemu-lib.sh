@@ -43,19 +43,27 @@ guest_files()
 	printf '%s\n' initramfs.cpio.gz initramfs.cpio.gz.hash tools.img
 }
 
-# Unpack bundle $1 into $BUILD, if it holds the kernels of this checkout's
-# revision: stage jobs of a CI engine then build no kernel.
+# Unpack bundle $1 into $BUILD, if it holds the kernels of this checkout
+# (checkout_id, recorded by make bundle in bundle.id): stage jobs of a CI
+# engine then build no kernel.
 unpack_bundle()
 {
-	local bundle=$1 built here
+	local bundle=$1 built here files obj
 	[ -f "$bundle" ] || die "BUNDLE=$bundle: no such file (make bundle writes build/bundle.tar)"
-	built=$(tar -xOf "$bundle" obj/arch/x86/boot/bzImage.series 2>/dev/null) ||
+	built=$(tar -xOf "$bundle" --occurrence=1 bundle.id 2>/dev/null) ||
 		die "BUNDLE=$bundle: not a bundle of make bundle"
-	here=$(series_id)
-	[ "$built" = "$here" ] && [ "$here" != unknown ] ||
-		die "BUNDLE=$bundle holds the kernels of $built; this checkout is $here"
+	here=$(checkout_id)
+	[ -n "$here" ] && [ "$built" = "$here" ] ||
+		die "BUNDLE=$bundle holds the kernels of $built; this checkout is ${here:-not a git checkout of its own}"
 	mkdir -p "$BUILD"
-	tar -C "$BUILD" -xf "$bundle"
+	mapfile -t files < <(guest_files)
+	tar -C "$BUILD" --no-same-owner -xf "$bundle" "${files[@]}"
+	# The configurations are new to make (kbuild keeps an older auto.conf
+	# while .config is not newer) and to configure, which redoes its own.
+	for obj in obj obj-debug; do
+		touch "$BUILD/$obj/.config"
+		rm -f "$BUILD/$obj/.config.digest"
+	done
 }
 
 disk_kinds()

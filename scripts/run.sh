@@ -15,7 +15,7 @@ prepare_guest
 say "booting $(cat "$(obj_dir)/include/config/kernel.release") ($(accel)) with disks: ${kinds[*]}"
 console=$LOGS/run.console
 : >"$console"
-tail -n +1 -f "$console" 2>/dev/null | grep --line-buffered -v '^\[' &
+tail -n +1 -f "$console" 2>/dev/null 200<&- | grep --line-buffered -v '^\[' 200<&- &
 tailer=$!
 trap 'kill $tailer 2>/dev/null' EXIT
 status=0

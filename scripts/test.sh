@@ -19,6 +19,8 @@
 lock_build
 . "$TOP/scripts/qemu-lib.sh"
 . "$TOP/scripts/test-lib.sh"
+# A run that dies leaves no results (scripts/merge-results.sh).
+rm -f "$LOGS/results"
 
 VERIFY_SECONDS=${VERIFY_SECONDS:-3}
 STORM_SECONDS=${STORM_SECONDS:-20}
@@ -100,10 +102,12 @@ unittest_to_tap()
 host_checks()
 {
 	local exported=0
+	# A bundle brings the debug kernel: its stage need not wait.
+	[ -z "${BUNDLE:-}" ] || build_debug_kernel
 	if wanted checks && checks_before_debug_kernel; then
 		exported=1
 	fi
-	build_debug_kernel
+	[ -n "${BUNDLE:-}" ] || build_debug_kernel
 	if [ $exported = 1 ]; then
 		echo "per-patch builds (log: ${LOGS#"$TOP"/}/bisect-progress.log)" >"$HOST_NOW"
 		BISECT=dirs "$TOP/scripts/bisect.sh" >"$LOGS/bisect.tap" 2>"$LOGS/bisect-progress.log" || true
@@ -284,7 +288,11 @@ bench_smoke_stage()
 debug_stage()
 {
 	wait_host_checks "$DEBUG_BUILT"
-	next_step "debug kernel (configs/debug.config): build (log: ${LOGS#"$TOP"/}/debug-build.log)"
+	if [ -n "${BUNDLE:-}" ]; then
+		next_step "debug kernel (configs/debug.config): from $BUNDLE"
+	else
+		next_step "debug kernel (configs/debug.config): build (log: ${LOGS#"$TOP"/}/debug-build.log)"
+	fi
 	if [ "$(cat "$DEBUG_BUILT" 2>/dev/null)" = 0 ]; then
 		export DEBUG=1
 		STORM_SECONDS=$DEBUG_SECONDS
@@ -301,7 +309,6 @@ debug_stage()
 # A clean clone's build/ peaks at about 6 GiB.
 require_build_space 8 "make test"
 mkdir -p "$LOGS"
-rm -f "$LOGS/results"
 "$TOP/scripts/deps.sh"
 if wanted kunit || [ ${#kinds[@]} -gt 0 ] || wanted machine; then
 	prepare_guest

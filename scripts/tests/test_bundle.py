@@ -23,21 +23,23 @@ class Bundle(unittest.TestCase):
         self.src = os.path.join(self.tmp.name, 'src')
         self.dst = os.path.join(self.tmp.name, 'dst')
         self.files = bash('guest_files', self.src).stdout.split()
-        self.here = bash('series_id', self.src).stdout.strip()
+        self.here = bash('checkout_id', self.src).stdout.strip()
 
     def tearDown(self):
         self.tmp.cleanup()
 
-    def pack(self, series):
-        """A bundle as make bundle packs it, of a kernel built at @series."""
-        for f in self.files:
+    def pack(self, built_from, extra=()):
+        """A bundle as make bundle packs it, of kernels built from
+        checkout @built_from; @extra: more members, not guest files."""
+        for f in ['bundle.id', *self.files, *extra]:
             path = os.path.join(self.src, f)
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, 'w') as out:
-                out.write(series + '\n' if f.endswith('.series') else f'contents of {f}\n')
+                out.write(built_from + '\n' if f == 'bundle.id' else f'contents of {f}\n')
+            os.utime(path, (1e9, 1e9))
         bundle = os.path.join(self.tmp.name, 'bundle.tar')
         with tarfile.open(bundle, 'w') as tar:
-            for f in self.files:
+            for f in ['bundle.id', *self.files, *extra]:
                 tar.add(os.path.join(self.src, f), arcname=f)
         return bundle
 
@@ -48,18 +50,30 @@ class Bundle(unittest.TestCase):
         self.assertIn('initramfs.cpio.gz', self.files)
         self.assertIn('tools.img', self.files)
 
-    def test_unpacks_the_kernels_of_this_revision(self):
-        run = bash('unpack_bundle "$1"', self.dst, self.pack(self.here))
+    def test_unpacks_the_kernels_of_this_checkout(self):
+        self.assertRegex(self.here, r'^[0-9a-f]{40}(\+[0-9a-f]{16})?$')
+        for obj in ('obj', 'obj-debug'):
+            os.makedirs(os.path.join(self.dst, obj))
+            with open(os.path.join(self.dst, obj, '.config.digest'), 'w') as f:
+                f.write('of the configuration before\n')
+        run = bash('unpack_bundle "$1"', self.dst, self.pack(self.here, ['stray']))
         self.assertEqual(run.returncode, 0, run.stderr)
         for f in self.files:
             with open(os.path.join(self.dst, f)) as got, open(os.path.join(self.src, f)) as want:
                 self.assertEqual(got.read(), want.read(), f)
+        self.assertFalse(os.path.exists(os.path.join(self.dst, 'stray')))
+        for obj in ('obj', 'obj-debug'):
+            # newer than what kbuild made of the configuration before, and
+            # configure's stamp gone: both redo their part
+            self.assertGreater(os.path.getmtime(os.path.join(self.dst, obj, '.config')), 1e9)
+            self.assertFalse(os.path.exists(os.path.join(self.dst, obj, '.config.digest')))
 
-    def test_refuses_the_kernels_of_another_revision(self):
-        run = bash('unpack_bundle "$1"', self.dst, self.pack('v0-other'))
+    def test_refuses_the_kernels_of_another_checkout(self):
+        other = self.here.split('+')[0] + '+0123456789abcdef'
+        run = bash('unpack_bundle "$1"', self.dst, self.pack(other))
         self.assertEqual(run.returncode, 1)
         self.assertEqual(run.stderr.splitlines()[-1].replace(self.tmp.name, 'T'),
-                         f'error: BUNDLE=T/bundle.tar holds the kernels of v0-other; '
+                         f'error: BUNDLE=T/bundle.tar holds the kernels of {other}; '
                          f'this checkout is {self.here}')
         self.assertFalse(os.path.exists(os.path.join(self.dst, 'obj')))
 
