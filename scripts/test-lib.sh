@@ -77,6 +77,7 @@ listed()
 # kind of debug_kinds).
 stage_seconds()
 {
+	# shellcheck disable=SC2154 # debug_kinds: test.sh's
 	case $1 in
 	checks) echo 1500 ;;
 	debug) echo $((700 * ${#debug_kinds[@]})) ;;
