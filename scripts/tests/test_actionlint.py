@@ -41,20 +41,22 @@ class ActionLint(unittest.TestCase):
         with open(WORKFLOW) as f:
             self.assertEqual(self.lint(f.read()), (0, ''))
 
-    def test_a_job_that_needs_a_missing_job(self):
+    def lint_changed(self, old, new):
+        """actionlint's verdict on the workflow with @old replaced by @new."""
         with open(WORKFLOW) as f:
-            broken = f.read().replace('    needs: stage\n', '    needs: stages\n')
-        code, out = self.lint(broken)
+            text = f.read()
+        self.assertIn(old, text)
+        return self.lint(text.replace(old, new))
+
+    def test_a_job_that_needs_a_missing_job(self):
+        code, out = self.lint_changed('    needs: stage\n', '    needs: stages\n')
         self.assertEqual(code, 1)
         self.assertIn('job "results" needs job "stages" which does not exist', out)
 
     def test_a_matrix_value_that_is_not_there(self):
-        with open(WORKFLOW) as f:
-            broken = f.read().replace('STAGES=${{ matrix.stage }}', 'STAGES=${{ matrix.stag }}')
-        code, out = self.lint(broken)
+        code, out = self.lint_changed('STAGES=${{ matrix.stage }}', 'STAGES=${{ matrix.stag }}')
         self.assertEqual(code, 1)
         self.assertIn('property "stag" is not defined', out)
-
 
 if __name__ == '__main__':
     unittest.main()
