@@ -194,7 +194,14 @@ static int attack_tunables(struct __test_metadata *_metadata,
 	return nr;
 }
 
-TEST_F(hostile, scheduler_tunables)
+/*
+ * Every tunable of every scheduler, each written some 30 ways and once as
+ * user nobody (a fork): minutes on a debug kernel under emulation, where
+ * the harness's default of 30 s ended the test while bfq's were written.
+ */
+#define TUNABLES_TIMEOUT_S	300
+
+TEST_F_TIMEOUT(hostile, scheduler_tunables, TUNABLES_TIMEOUT_S)
 {
 	int i, nr;
 
