@@ -21,11 +21,11 @@ say()  { echo "==> $*" >&2; }
 # One make target at a time per build directory: two would unpack, build,
 # boot or delete files under each other. An entry point calls this before
 # it does anything. Its shell holds $BUILD/build.lock (flock on file
-# descriptor 200) until it and everything it started have
-# ended, its EXIT trap included: the scripts it starts see BUILD_LOCKED
-# and go on. A daemon that may outlive its run is started
-# without_build_lock. A test that sourced the script and calls its
-# functions takes no lock: $0 is not the script.
+# descriptor 200) until it and everything it started have ended, its EXIT
+# trap included: the scripts it starts see BUILD_LOCKED and go on. A
+# daemon that may outlive its run is started without_build_lock. A test
+# that sourced the script and calls its functions takes no lock: $0 is
+# not the script.
 lock_build()
 {
 	local lock=$BUILD/build.lock holder=$BUILD/build.holder here
