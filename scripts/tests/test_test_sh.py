@@ -18,6 +18,7 @@ STUB = '#!/bin/bash\necho "%s DEBUG=${DEBUG:-0}" >>"$BUILD/calls"\n%s'
 TAP_OK = 'printf "ok 1 %s\\n1..1\\n"\n'
 STUBS = {
     'scripts/deps.sh': '',
+    'scripts/fetch.sh': '',
     'scripts/build.sh': '',
     'qemu/mkinitramfs.sh': '',
     'scripts/check.sh': TAP_OK % 'checkpatch',
@@ -113,7 +114,8 @@ class TestSh(unittest.TestCase):
         code, last, calls, results, err = self.make_test()
         self.assertEqual((code, last), (0, '13 passed, 0 failed'), err)
         self.assertEqual(calls, {
-            'scripts/deps.sh DEBUG=0', 'scripts/deps.sh DEBUG=1', 'scripts/build.sh DEBUG=0',
+            'scripts/deps.sh DEBUG=0', 'scripts/deps.sh DEBUG=1', 'scripts/fetch.sh DEBUG=0',
+            'scripts/build.sh DEBUG=0',
             'qemu/mkinitramfs.sh DEBUG=0', 'scripts/check.sh DEBUG=0',
             'scripts/distro-config.sh DEBUG=0', 'scripts/export.sh DEBUG=0',
             'scripts/build.sh DEBUG=1', 'qemu/mkinitramfs.sh DEBUG=1',
@@ -130,10 +132,10 @@ class TestSh(unittest.TestCase):
         self.assertIn('scripts/bisect.sh DEBUG=0', calls)
         self.assertEqual(results, ['4', '0', '0', 'checks'])
 
-    def test_unit_installs_host_packages(self):
+    def test_unit_installs_host_packages_and_unpacks_the_source(self):
         code, _, calls, _, err = self.make_test(STAGES='unit')
         self.assertEqual(code, 0, err)
-        self.assertEqual(calls, {'scripts/deps.sh DEBUG=0'})
+        self.assertEqual(calls, {'scripts/deps.sh DEBUG=0', 'scripts/fetch.sh DEBUG=0'})
 
     def test_a_bundle_builds_no_kernel(self):
         code, last, calls, _, err = self.make_test(STAGES='kunit debug', BUNDLE=self.bundle)
