@@ -1,8 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # "make run": build what is needed, boot the patched kernel with the whole
-# disk matrix, list each disk with its controller and schedulers, and run
-# the short scheduler demonstration (qemu/guest/demo.sh).
+# disk matrix and list each disk with its controller and schedulers
+# (qemu/guest/demo.sh); then show what the series is for, on the hdd disk
+# model: a random reader beside buffered writers under mq-deadline, bfq
+# and mq-cfq, and sequential readers with the stock and the series'
+# readahead, one 10 s measurement each (bench.sh), as a table and a plot
+# (bench/report/demo.py).
 . "$(dirname "$0")/lib.sh"
 lock_build
 . "$TOP/scripts/qemu-lib.sh"
@@ -23,4 +27,24 @@ boot_guest run run 300 "quiet kunit.enable=0" "${kinds[@]}" || status=$?
 sleep 1
 "$TOP/scripts/splats.sh" "$console" || status=1
 say "logs: ${LOGS#"$TOP"/}/run.console"
-exit $status
+[ $status = 0 ] || exit $status
+
+# One bench.sh run of the demonstration (its settings in the
+# environment); prints the run's directory.
+demo_run()
+{
+	local log=$LOGS/run-$1.log
+	shift
+	env PROFILE=hdd SECS=10 REPS=1 "$@" "$TOP/scripts/bench.sh" >"$log" 2>&1 || {
+		tail -n 5 "$log" >&2
+		die "the demonstration's bench run failed (log: ${log#"$TOP"/})"
+	}
+	readlink -f "$BUILD/bench/latest"
+}
+
+say "demonstration on the hdd disk model, about 4 minutes (logs: ${LOGS#"$TOP"/}/run-*.log)"
+writers=$(demo_run writers CELLS=seed001-heavy SCHEDULERS="mq-deadline bfq mq-cfq")
+streams=$(demo_run streams CELLS=seed002-seq16k THREADS=16 SCHEDULERS="mq-deadline-rastock mq-deadline")
+echo
+python3 "$TOP/bench/report/demo.py" "$writers" "$streams" "$BUILD/bench/demo.png"
+echo "One 10 s measurement each. The full report, with repetitions and intervals: make bench (build/bench/latest/report.md)."
