@@ -29,22 +29,32 @@ sleep 1
 say "logs: ${LOGS#"$TOP"/}/run.console"
 [ $status = 0 ] || exit $status
 
-# One bench.sh run of the demonstration (its settings in the
-# environment); prints the run's directory.
+# One bench.sh run of the demonstration (its settings as arguments, none
+# of make bench's from the environment); prints the run's directory and
+# leaves build/bench/latest naming make bench's last run.
 demo_run()
 {
-	local log=$LOGS/run-$1.log
+	local log=$LOGS/run-$1.log latest=$BUILD/bench/latest before run
 	shift
-	env PROFILE=hdd SECS=10 REPS=1 "$@" "$TOP/scripts/bench.sh" >"$log" 2>&1 || {
+	before=$(readlink "$latest" || true)
+	env -u CELLS -u SCHEDULERS -u THREADS -u QUICK -u GUEST_MIB -u REP_FROM \
+		-u KERNEL_IMAGE PROFILE=hdd SECS=10 REPS=1 "$@" "$TOP/scripts/bench.sh" >"$log" 2>&1 || {
 		tail -n 5 "$log" >&2
 		die "the demonstration's bench run failed (log: ${log#"$TOP"/})"
 	}
-	readlink -f "$BUILD/bench/latest"
+	run=$(readlink -f "$latest")
+	if [ -n "$before" ]; then ln -sfn "$before" "$latest"; else rm -f "$latest"; fi
+	echo "$run"
 }
 
-say "demonstration on the hdd disk model, about 4 minutes (logs: ${LOGS#"$TOP"/}/run-*.log)"
+# The demonstration measures the guest kernel, not the debug one.
+if [ "${DEBUG:-0}" = 1 ]; then
+	say "no demonstration on the debug kernel"
+	exit 0
+fi
+say "demonstration on the hdd disk model, about 4 minutes here (logs: ${LOGS#"$TOP"/}/run-*.log)"
 writers=$(demo_run writers CELLS=seed001-heavy SCHEDULERS="mq-deadline bfq mq-cfq")
 streams=$(demo_run streams CELLS=seed002-seq16k THREADS=16 SCHEDULERS="mq-deadline-rastock mq-deadline")
 echo
 python3 "$TOP/bench/report/demo.py" "$writers" "$streams" "$BUILD/bench/demo.png"
-echo "One 10 s measurement each. The full report, with repetitions and intervals: make bench (build/bench/latest/report.md)."
+echo "One 10 s measurement each (in ${writers#"$TOP"/} and ${streams#"$TOP"/}). Measured with repetitions and intervals: make bench."
