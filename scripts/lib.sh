@@ -68,6 +68,14 @@ without_build_lock()
 	env -u BUILD_LOCKED "$@" 200<&-
 }
 
+# Run bench.sh with the knobs given as NAME=VALUE arguments and none of
+# make bench's from the environment: a caller's CELLS, QUICK=1 or
+# GUEST_MIB would change the run. It leaves build/bench/latest naming it.
+bench_only()
+{
+	env -u CELLS -u SCHEDULERS -u PROFILE -u REPS -u THREADS -u SECS -u QUICK \
+		-u GUEST_MIB -u REP_FROM -u KERNEL_IMAGE "$@" "$TOP/scripts/bench.sh"
+}
 
 # Object directory: the debug kernel gets its own so switching never rebuilds.
 obj_dir()

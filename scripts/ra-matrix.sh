@@ -111,9 +111,7 @@ run_entry()
 	       SCHEDULERS="$MATRIX_LABELS")
 	[ "$mem" = - ] || knobs+=(GUEST_MIB="$mem")
 	say "ra-matrix: $cell on $profile, guest memory ${mem/#-/of the cell}"
-	# Only the matrix's knobs: none left in the environment changes a run.
-	env -u GUEST_MIB -u THREADS -u SECS -u QUICK -u REP_FROM "${knobs[@]}" \
-		"$TOP/scripts/bench.sh" </dev/null
+	bench_only "${knobs[@]}" </dev/null
 	run=$(readlink "$BUILD/bench/latest")
 	python3 "$TOP/bench/check-results.py" "$BUILD/bench/$run" >&2 ||
 		die "run $run failed its checks; not recorded"

@@ -29,16 +29,15 @@ sleep 1
 say "logs: ${LOGS#"$TOP"/}/run.console"
 [ $status = 0 ] || exit $status
 
-# One bench.sh run of the demonstration (its settings as arguments, none
-# of make bench's from the environment); prints the run's directory and
-# leaves build/bench/latest naming make bench's last run.
+# One bench.sh run of the demonstration (its settings as arguments);
+# prints the run's directory and leaves build/bench/latest naming make
+# bench's last run.
 demo_run()
 {
 	local log=$LOGS/run-$1.log latest=$BUILD/bench/latest before run
 	shift
 	before=$(readlink "$latest" || true)
-	env -u CELLS -u SCHEDULERS -u THREADS -u QUICK -u GUEST_MIB -u REP_FROM \
-		-u KERNEL_IMAGE PROFILE=hdd SECS=10 REPS=1 "$@" "$TOP/scripts/bench.sh" >"$log" 2>&1 || {
+	bench_only PROFILE=hdd SECS=10 REPS=1 "$@" >"$log" 2>&1 || {
 		tail -n 5 "$log" >&2
 		die "the demonstration's bench run failed (log: ${log#"$TOP"/})"
 	}
