@@ -20,9 +20,6 @@ lock_build
 # shellcheck source=scripts/kbuild-lib.sh
 . "$TOP/scripts/kbuild-lib.sh"
 
-OUT=$BUILD/export
-TREE=$OUT/linux
-OBJ=$OUT/obj
 export DEBUG=0
 bisect_fragments
 BISECT=${BISECT:-full}
@@ -30,33 +27,9 @@ case "$BISECT" in
 full | dirs) ;;
 *) die "BISECT must be full or dirs, not '$BISECT'" ;;
 esac
-
-[ -d "$TREE/.pc" ] || die "no exported tree in ${TREE#"$TOP"/}; run scripts/export.sh first"
-
-tquilt() { (cd "$TREE" && QUILT_PATCHES=$OUT/quilt quilt "$@"); }
-
-# The object that compiles kernel C file $1: its own, or that of the file
-# in its directory that #includes it (a KUnit suite included at the end
-# of the code it tests); nothing if neither was built in this config.
-object_of()
-{
-	local c=$1 includer
-	if [ -f "$OBJ/${c%.c}.o" ]; then
-		echo "${c%.c}.o"
-		return
-	fi
-	for includer in $(grep -l "^#include \"${c##*/}\"" "$TREE/${c%/*}"/*.c 2>/dev/null); do
-		includer=${includer#"$TREE"/}
-		[ -f "$OBJ/${includer%.c}.o" ] && echo "${includer%.c}.o" && return
-	done
-	true
-}
-
-# The kernel C files (not user space: tools/, scripts/) patch $1 touches.
-patch_kernel_sources()
-{
-	tquilt files "$1" | grep '\.c$' | grep -Ev '^(tools|scripts|Documentation)/' || true
-}
+# shellcheck source=scripts/export-tree-lib.sh
+. "$TOP/scripts/export-tree-lib.sh"
+OBJ=$OUT/obj
 
 # Objects, built in this config, of the C files that patch $1 touches;
 # fails, naming them, if some were not compiled at all.
