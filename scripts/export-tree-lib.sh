@@ -18,14 +18,14 @@ patch_kernel_sources()
 	tquilt files "$1" | grep '\.c$' | grep -Ev '^(tools|scripts|Documentation)/' || true
 }
 
-# The C file whose object compiles kernel C file $1: the file itself, or
-# the file in its directory that #includes it (a KUnit suite included at
-# the end of the code it tests).
+# The C files whose object may compile kernel C file $1: first the file
+# itself, then those in its directory that #include it (a KUnit suite
+# included at the end of the code it tests).
 compiling_sources()
 {
 	local c=$1 includer
 	echo "$c"
-	for includer in $(grep -l "^#include \"${c##*/}\"" "$TREE/${c%/*}"/*.c 2>/dev/null); do
+	for includer in $(grep -lF "#include \"${c##*/}\"" "$TREE/${c%/*}"/*.c 2>/dev/null); do
 		echo "${includer#"$TREE"/}"
 	done
 }

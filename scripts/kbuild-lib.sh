@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # Kernel configure and build steps, shared by build.sh (the development
-# tree) and bisect.sh (the exported series, one patch at a time). Source
-# it after lib.sh, with TREE and OBJ set, and FRAGMENTS (guest_fragments).
+# tree), bisect.sh (the exported series, one patch at a time) and
+# distro-modules.sh (the series in Debian's configuration). Source it
+# after lib.sh, with TREE and OBJ set, and FRAGMENTS (guest_fragments);
+# BASE_CONFIG, if set, is the configuration the fragments are merged
+# over instead of tinyconfig.
 # shellcheck shell=bash
 
 # ccache sees paths under BUILD as relative to the object directory, so
@@ -68,7 +71,7 @@ config_digest()
 {
 	{
 		gcc --version
-		cat "${FRAGMENTS[@]}"
+		cat "${FRAGMENTS[@]}" ${BASE_CONFIG:+"$BASE_CONFIG"}
 		(cd "$TREE" && find . -path ./.pc -prune -o -type f \
 			\( -name 'Kconfig*' -o -path '*/configs/*.config' \) -print |
 			LC_ALL=C sort | xargs cat)
@@ -94,7 +97,11 @@ configure_from_fragments()
 {
 	mkdir -p "$OBJ" "$LOGS"
 	[ -f "$OBJ/.config" ] && cp -p "$OBJ/.config" "$OBJ/.config.prev"
-	run_logged "$LOGS/config.log" "make tinyconfig" kmake tinyconfig
+	if [ -n "${BASE_CONFIG:-}" ]; then
+		cp "$BASE_CONFIG" "$OBJ/.config"
+	else
+		run_logged "$LOGS/config.log" "make tinyconfig" kmake tinyconfig
+	fi
 	run_logged "$LOGS/config.log" "merge_config.sh" \
 		"$TREE/scripts/kconfig/merge_config.sh" -m -O "$OBJ" "$OBJ/.config" "${FRAGMENTS[@]}"
 	run_logged "$LOGS/config.log" "make olddefconfig" kmake olddefconfig
@@ -134,4 +141,17 @@ series_id()
 	else
 		echo unknown
 	fi
+}
+
+# Debian's configuration of the base kernel (scripts/base-kernel.env), in
+# DEBIAN_CONFIG: fetched from the package mirror once per pin.
+DEBIAN_CONFIG=$BUILD/dl/debian-$DEBIAN_CONFIG_PKG_VERSION-${DEBIAN_CONFIG_SHA256:0:12}-$(basename "$DEBIAN_CONFIG_FILE" .xz)
+debian_config()
+{
+	[ -f "$DEBIAN_CONFIG" ] && return 0
+	debian_package_file "$DEBIAN_CONFIG_PKG" "$DEBIAN_CONFIG_PKG_VERSION" \
+		"$DEBIAN_CONFIG_FILE" "$DEBIAN_CONFIG_SHA256" "$DEBIAN_CONFIG.xz"
+	xz -dc "$DEBIAN_CONFIG.xz" >"$DEBIAN_CONFIG.part"
+	mv "$DEBIAN_CONFIG.part" "$DEBIAN_CONFIG"
+	rm -f "$DEBIAN_CONFIG.xz"
 }

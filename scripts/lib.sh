@@ -177,6 +177,22 @@ apt_download()
 	ls "$dir"/tmp/*.deb
 }
 
+# Extract file $3 of Debian package $1 version $2 to $5, if its sha256 is
+# $4; $5 is left alone unless it is.
+debian_package_file()
+{
+	local pkg=$1 version=$2 file=$3 sha256=$4 dest=$5 dir deb sum
+	dir=$(dirname "$dest")
+	deb=$(apt_download "$pkg" "$version" "$dir")
+	dpkg-deb --fsys-tarfile "$deb" | tar -xO "./$file" >"$dest.part" ||
+		die "$deb does not contain $file"
+	rm -rf "$dir/tmp"
+	sum=$(sha256sum <"$dest.part" | cut -d' ' -f1)
+	[ "$sum" = "$sha256" ] ||
+		die "checksum mismatch for $file of $pkg $version: got $sum, pinned $sha256"
+	mv "$dest.part" "$dest"
+}
+
 # sha256 of the named files' contents and names, in order.
 hash_files()
 {

@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # "make check": checkpatch, the citations and the CI workflows
-# (check.sh), the configuration against Debian's, the export and the
-# per-patch builds, under one hold of the build lock: no other target
-# runs between them.
+# (check.sh), the configuration against Debian's, the export, the
+# per-patch builds and the series in Debian's configuration, under one
+# hold of the build lock: no other target runs between them.
 . "$(dirname "$0")/lib.sh"
 lock_build
 
@@ -11,3 +11,4 @@ lock_build
 "$TOP/scripts/distro-config.sh"
 "$TOP/scripts/export.sh" --check
 "$TOP/scripts/bisect.sh"
+"$TOP/scripts/distro-modules.sh"

@@ -111,6 +111,8 @@ host_checks()
 	if [ $exported = 1 ]; then
 		echo "per-patch builds (log: ${LOGS#"$TOP"/}/bisect-progress.log)" >"$HOST_NOW"
 		BISECT=dirs "$TOP/scripts/bisect.sh" >"$LOGS/bisect.tap" 2>"$LOGS/bisect-progress.log" || true
+		echo "the series in Debian's configuration (log: ${LOGS#"$TOP"/}/distro-modules-progress.log)" >"$HOST_NOW"
+		"$TOP/scripts/distro-modules.sh" >"$LOGS/distro-modules.tap" 2>"$LOGS/distro-modules-progress.log" || true
 	fi
 	echo done >"$HOST_NOW"
 }
@@ -130,6 +132,7 @@ checks_before_debug_kernel()
 		tail -n 5 "$LOGS/export.log" | sed 's/^/# /' >"$LOGS/export.tap"
 		printf 'not ok 1 make export applies with quilt push -a\n1..1\n' >>"$LOGS/export.tap"
 		printf '1..0\n' >"$LOGS/bisect.tap"
+		printf '1..0\n' >"$LOGS/distro-modules.tap"
 		return 1
 	fi
 }
@@ -179,7 +182,7 @@ kill_tree()
 
 count_host_checks()
 {
-	next_step "host checks (ran beside the guests): checkpatch --strict, configuration against Debian's, make export, each patch builds and is W=1 clean"
+	next_step "host checks (ran beside the guests): checkpatch --strict, configuration against Debian's, make export, each patch builds and is W=1 clean, the series in Debian's configuration"
 	wait_host_checks
 	if ! wait "$HOST_CHECKS"; then
 		echo "  FAIL the host checks did not finish (log: ${LOGS#"$TOP"/}/host-checks.log)" >&2
@@ -189,6 +192,7 @@ count_host_checks()
 	count_tap "distro config" "$LOGS/distro-config.tap"
 	count_tap "export" "$LOGS/export.tap"
 	count_tap "per-patch builds" "$LOGS/bisect.tap"
+	count_tap "Debian's configuration, as modules" "$LOGS/distro-modules.tap"
 }
 
 # Start the host checks and the debug kernel's build in the background.
@@ -197,10 +201,11 @@ start_host_checks()
 	local what=()
 	if wanted checks; then what+=(checkpatch "the configuration check" "make export"); fi
 	if [ ${#debug_kinds[@]} -gt 0 ] && [ -z "${BUNDLE:-}" ]; then what+=("the debug kernel build"); fi
-	if wanted checks; then what+=("the per-patch builds"); fi
+	if wanted checks; then what+=("the per-patch builds" "the series in Debian's configuration"); fi
 	[ ${#what[@]} = 0 ] ||
 		say "in the background: $(printf '%s, ' "${what[@]}" | sed 's/, $//') (log: ${LOGS#"$TOP"/}/host-checks.log)"
-	: >"$LOGS/checkpatch.tap" >"$LOGS/distro-config.tap" >"$LOGS/export.tap" >"$LOGS/bisect.tap"
+	: >"$LOGS/checkpatch.tap" >"$LOGS/distro-config.tap" >"$LOGS/export.tap" >"$LOGS/bisect.tap" \
+		>"$LOGS/distro-modules.tap"
 	HOST_NOW=$LOGS/host-checks.now
 	DEBUG_BUILT=$LOGS/debug-build.done
 	rm -f "$DEBUG_BUILT"

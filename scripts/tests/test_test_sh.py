@@ -25,6 +25,7 @@ STUBS = {
     'scripts/distro-config.sh': TAP_OK % 'config',
     'scripts/export.sh': '',
     'scripts/bisect.sh': TAP_OK % 'bisect',
+    'scripts/distro-modules.sh': TAP_OK % 'modules',
     'scripts/bench.sh': '',
     'bench/check-results.py': '',
 }
@@ -112,25 +113,26 @@ class TestSh(unittest.TestCase):
 
     def test_every_stage(self):
         code, last, calls, results, err = self.make_test()
-        self.assertEqual((code, last), (0, '13 passed, 0 failed'), err)
+        self.assertEqual((code, last), (0, '14 passed, 0 failed'), err)
         self.assertEqual(calls, {
             'scripts/deps.sh DEBUG=0', 'scripts/deps.sh DEBUG=1', 'scripts/fetch.sh DEBUG=0',
             'scripts/build.sh DEBUG=0',
             'qemu/mkinitramfs.sh DEBUG=0', 'scripts/check.sh DEBUG=0',
             'scripts/distro-config.sh DEBUG=0', 'scripts/export.sh DEBUG=0',
             'scripts/build.sh DEBUG=1', 'qemu/mkinitramfs.sh DEBUG=1',
-            'scripts/bisect.sh DEBUG=0', 'scripts/bench.sh DEBUG=0',
+            'scripts/bisect.sh DEBUG=0', 'scripts/distro-modules.sh DEBUG=0',
+            'scripts/bench.sh DEBUG=0',
             'boot kunit DEBUG=0', 'boot test-sata DEBUG=0', 'boot test-nvme DEBUG=0',
             'boot test-machine DEBUG=0', 'boot debug-test-scsi DEBUG=1'})
-        self.assertEqual(results, ['13', '0', '0', 'checks', 'unit', 'kunit', 'sata',
+        self.assertEqual(results, ['14', '0', '0', 'checks', 'unit', 'kunit', 'sata',
                                    'nvme', 'machine', 'bench-smoke', 'debug'])
 
     def test_checks_alone_on_a_fresh_build_directory(self):
         code, last, calls, results, err = self.make_test(STAGES='checks')
-        self.assertEqual((code, last), (0, '4 passed, 0 failed'), err)
+        self.assertEqual((code, last), (0, '5 passed, 0 failed'), err)
         self.assertNotIn('boot', ' '.join(calls))
         self.assertIn('scripts/bisect.sh DEBUG=0', calls)
-        self.assertEqual(results, ['4', '0', '0', 'checks'])
+        self.assertEqual(results, ['5', '0', '0', 'checks'])
 
     def test_unit_installs_host_packages_and_unpacks_the_source(self):
         code, _, calls, _, err = self.make_test(STAGES='unit')
