@@ -55,7 +55,7 @@
  *
  * The plain mean of the first samples, then an exponential decay by 1/8.
  */
-u64 ioq_decay(u64 mean, u64 sample, u32 *samples)
+static u64 ioq_decay(u64 mean, u64 sample, u32 *samples)
 {
 	if (*samples < (1U << IOQ_DECAY_SHIFT))
 		(*samples)++;
@@ -63,7 +63,6 @@ u64 ioq_decay(u64 mean, u64 sample, u32 *samples)
 		return mean + div_u64(sample - mean, *samples);
 	return mean - div_u64(mean - sample, *samples);
 }
-EXPORT_SYMBOL_GPL(ioq_decay);
 
 /**
  * ioq_scale_by_level - scale a time slice by ioprio level, as CFQ did
@@ -99,7 +98,7 @@ bool ioq_request_is_seek(const struct ioq_seek_params *p, sector_t last_end,
 		return distance > p->max_distance;
 	return bytes < p->min_bytes;
 }
-EXPORT_SYMBOL_GPL(ioq_request_is_seek);
+EXPORT_SYMBOL_IF_KUNIT(ioq_request_is_seek);
 
 void ioq_stats_add_request(struct ioq_stats *s,
 			   const struct ioq_seek_params *p,
@@ -120,14 +119,14 @@ void ioq_stats_add_request(struct ioq_stats *s,
 	s->last_end = pos + (bytes >> SECTOR_SHIFT);
 	s->mean_bytes = ioq_decay(s->mean_bytes, bytes, &size_samples);
 }
-EXPORT_SYMBOL_GPL(ioq_stats_add_request);
+EXPORT_SYMBOL_IF_KUNIT(ioq_stats_add_request);
 
 bool ioq_stats_seeky(const struct ioq_stats *s,
 		     const struct ioq_seek_params *p)
 {
 	return hweight32(s->seek_history) > p->max_seeks;
 }
-EXPORT_SYMBOL_GPL(ioq_stats_seeky);
+EXPORT_SYMBOL_IF_KUNIT(ioq_stats_seeky);
 
 /**
  * ioq_stats_arrival - a request of the process arrives
@@ -145,14 +144,14 @@ void ioq_stats_arrival(struct ioq_stats *s, u64 now_ns, bool idle_queue)
 				     now_ns - s->last_completion_ns,
 				     &s->think_samples);
 }
-EXPORT_SYMBOL_GPL(ioq_stats_arrival);
+EXPORT_SYMBOL_IF_KUNIT(ioq_stats_arrival);
 
 /* Completions may be accounted out of order: keep the latest. */
 void ioq_stats_completion(struct ioq_stats *s, u64 now_ns)
 {
 	s->last_completion_ns = max(s->last_completion_ns, now_ns);
 }
-EXPORT_SYMBOL_GPL(ioq_stats_completion);
+EXPORT_SYMBOL_IF_KUNIT(ioq_stats_completion);
 
 /* A process not measured yet is given the benefit of the doubt. */
 bool ioq_stats_thinks_within(const struct ioq_stats *s, u64 limit_ns)
@@ -178,7 +177,7 @@ void ioq_par_init(struct ioq_par_est *e)
 {
 	memset(e, 0, sizeof(*e));
 }
-EXPORT_SYMBOL_GPL(ioq_par_init);
+EXPORT_SYMBOL_IF_KUNIT(ioq_par_init);
 
 /*
  * Busy time and the depth integral advance only while requests are out.
@@ -225,7 +224,7 @@ void ioq_par_dispatch(struct ioq_par_est *e, u64 now_ns)
 	ioq_par_advance(e, now_ns);
 	e->in_flight++;
 }
-EXPORT_SYMBOL_GPL(ioq_par_dispatch);
+EXPORT_SYMBOL_IF_KUNIT(ioq_par_dispatch);
 
 /*
  * A dispatched request came back unserved (the driver was busy): it no
@@ -239,7 +238,7 @@ void ioq_par_requeue(struct ioq_par_est *e, u64 now_ns)
 		e->in_flight--;
 	ioq_par_reset_window(e);
 }
-EXPORT_SYMBOL_GPL(ioq_par_requeue);
+EXPORT_SYMBOL_IF_KUNIT(ioq_par_requeue);
 
 void ioq_par_complete(struct ioq_par_est *e, u64 now_ns, bool small)
 {
@@ -253,7 +252,7 @@ void ioq_par_complete(struct ioq_par_est *e, u64 now_ns, bool small)
 	if (++e->window_completions >= IOQ_PAR_WINDOW)
 		ioq_par_close_window(e, now_ns);
 }
-EXPORT_SYMBOL_GPL(ioq_par_complete);
+EXPORT_SYMBOL_IF_KUNIT(ioq_par_complete);
 
 /**
  * ioq_par_units - how many requests the device serves in parallel
@@ -275,7 +274,7 @@ unsigned int ioq_par_units(const struct ioq_par_est *e, unsigned int prior)
 	return clamp_t(u64, DIV_ROUND_CLOSEST_ULL(gain_x8, 8), 2,
 		       IOQ_PAR_MAX_UNITS);
 }
-EXPORT_SYMBOL_GPL(ioq_par_units);
+EXPORT_SYMBOL_IF_KUNIT(ioq_par_units);
 
 /**
  * ioq_layout_init - the layout of a striped device, from its topology
@@ -308,7 +307,7 @@ void ioq_layout_init(struct ioq_layout *l, unsigned int io_min,
 	l->chunk_sectors = io_min >> SECTOR_SHIFT;
 	l->units = io_opt / io_min;
 }
-EXPORT_SYMBOL_GPL(ioq_layout_init);
+EXPORT_SYMBOL_IF_KUNIT(ioq_layout_init);
 
 /**
  * ioq_layout_update - take the layout anew if the topology changed
@@ -343,7 +342,7 @@ unsigned int ioq_layout_unit(const struct ioq_layout *l, sector_t pos)
 	sector_div(pos, l->chunk_sectors);
 	return sector_div(pos, l->units);
 }
-EXPORT_SYMBOL_GPL(ioq_layout_unit);
+EXPORT_SYMBOL_IF_KUNIT(ioq_layout_unit);
 
 void ioq_init(struct ioq *ioq)
 {
@@ -532,7 +531,7 @@ struct ioq_seek_params ioq_seek_params(const struct ioq_sched *s)
 		.max_seeks = t->seeky_requests,
 	};
 }
-EXPORT_SYMBOL_GPL(ioq_seek_params);
+EXPORT_SYMBOL_IF_KUNIT(ioq_seek_params);
 
 bool ioq_client_seeky(const struct ioq_sched *s, const struct ioq_client *c)
 {
@@ -618,7 +617,7 @@ void ioq_kick(struct ioq_sched *s)
 {
 	ioq_arm_timer(s, 0);
 }
-EXPORT_SYMBOL_GPL(ioq_kick);
+EXPORT_SYMBOL_IF_KUNIT(ioq_kick);
 
 static void ioq_run_queue(struct ioq_sched *s)
 {

@@ -65,7 +65,6 @@ static inline sector_t ioq_distance(sector_t a, sector_t b)
 	return a > b ? a - b : b - a;
 }
 
-u64 ioq_decay(u64 mean, u64 sample, u32 *samples);
 u64 ioq_scale_by_level(u64 base, unsigned int level);
 bool ioq_request_is_seek(const struct ioq_seek_params *p, sector_t last_end,
 			 sector_t pos, unsigned int bytes);
