@@ -188,8 +188,8 @@ debian_package_file()
 		die "$deb does not contain $file"
 	rm -rf "$dir/tmp"
 	sum=$(sha256sum <"$dest.part" | cut -d' ' -f1)
-	[ "$sum" = "$sha256" ] ||
-		die "checksum mismatch for $file of $pkg $version: got $sum, pinned $sha256"
+	[ "$sum" = "$sha256" ] || { rm -f "$dest.part";
+		die "checksum mismatch for $file of $pkg $version: got $sum, pinned $sha256"; }
 	mv "$dest.part" "$dest"
 }
 
