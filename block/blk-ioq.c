@@ -27,8 +27,9 @@
  *   even though every run starts with one.
  *
  * - How many units does the device have?  &struct ioq_par_est measures
- *   whether throughput grows with depth (see ioq_par_units()).  A policy
- *   uses it to idle where idling pays: on one spindle, not on a RAID.
+ *   whether throughput grows with depth (ioq_units() gives its answer).
+ *   A policy uses it to idle where idling pays: on one spindle, not on a
+ *   RAID.
  *   A RAID that reports its chunk and stripe sizes also tells which unit
  *   holds a sector (&struct ioq_layout), so a policy can idle per unit.
  */
@@ -317,8 +318,9 @@ EXPORT_SYMBOL_IF_KUNIT(ioq_layout_init);
  * @rotational: whether the device spins, now
  *
  * Queue limits change while a scheduler is attached (a RAID controller's
- * volume rescanned, a disk revalidated, queue/rotational written); a
- * policy calls this with the current limits where it uses the layout.
+ * volume rescanned, a disk revalidated, queue/rotational written); the
+ * core calls this from ioq_update_layout() before a policy chooses by the
+ * layout.
  *
  * Context: the caller serialises its calls on @l.
  * Return: true when the layout was taken anew.
@@ -332,7 +334,7 @@ bool ioq_layout_update(struct ioq_layout *l, unsigned int io_min,
 	ioq_layout_init(l, io_min, io_opt, rotational);
 	return true;
 }
-EXPORT_SYMBOL_GPL(ioq_layout_update);
+EXPORT_SYMBOL_IF_KUNIT(ioq_layout_update);
 
 /* The unit that holds sector @pos; 0 without a layout. */
 unsigned int ioq_layout_unit(const struct ioq_layout *l, sector_t pos)
@@ -611,7 +613,7 @@ EXPORT_SYMBOL_GPL(ioq_idle_stop);
 
 /*
  * Run the queue soon, from the timer: work was held back and neither a
- * completion nor a timer would run it.  Safe in any context.
+ * completion nor a timer would run it.  Called with @s->lock held.
  */
 void ioq_kick(struct ioq_sched *s)
 {
@@ -697,7 +699,7 @@ unsigned int ioq_unit_of(const struct ioq_sched *s, const struct request *rq)
 {
 	return ioq_layout_unit(&s->layout, blk_rq_pos(rq));
 }
-EXPORT_SYMBOL_GPL(ioq_unit_of);
+EXPORT_SYMBOL_IF_KUNIT(ioq_unit_of);
 
 /*
  * Whether @rq of @c may go to its unit: the unit is @c's, or has nothing

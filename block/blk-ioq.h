@@ -24,7 +24,11 @@ struct seq_file;
 /* Requests remembered by the seek history. */
 #define IOQ_SEEK_HISTORY	32
 
-/* Fixed-point scale of the decayed means. */
+/*
+ * A decayed mean is the plain mean of its first 1 << IOQ_DECAY_SHIFT
+ * samples, then weighs each new one 1 / (1 << IOQ_DECAY_SHIFT); the
+ * parallelism estimator's rates are fixed point at this scale.
+ */
 #define IOQ_DECAY_SHIFT		3
 
 /* How a request is classified as a seek; see ioq_request_is_seek(). */
