@@ -344,10 +344,11 @@ static long vm_event_count(const char *name)
  */
 #define THRASH_RA_KB	"1024"
 /*
- * Re-reading what was evicted makes this test slow on a debug kernel in a
- * busy TCG guest: far past the harness' default of 30 s.
+ * Re-reading what was evicted, or saturating a disk, makes a test slow on
+ * a debug kernel in a busy TCG guest: far past the harness' default of
+ * 30 s.
  */
-#define THRASH_TIMEOUT_S	300
+#define SLOW_TEST_TIMEOUT_S	300
 
 struct seq_reader {
 	const char *dev;	/* opened by the reader, if @shared_fd is 0 */
@@ -442,7 +443,7 @@ static void reclaim_region(struct __test_metadata *_metadata,
  * counts it (ra_thrash) and cuts windows below the last one
  * (ra_window_shrink).
  */
-TEST_F_TIMEOUT(ra, thrashing_readers_shrink_their_windows, THRASH_TIMEOUT_S)
+TEST_F_TIMEOUT(ra, thrashing_readers_shrink_their_windows, SLOW_TEST_TIMEOUT_S)
 {
 	char dev[PATH_MAX];
 	long thrash, shrink;
@@ -679,7 +680,7 @@ static unsigned long device_max_pages(struct __test_metadata *_metadata,
  * and the tracepoint reads the state as they left it, so async_size is
  * checked only for the single reader.)
  */
-TEST_F_TIMEOUT(ra, windows_stay_within_the_maximum, THRASH_TIMEOUT_S)
+TEST_F_TIMEOUT(ra, windows_stay_within_the_maximum, SLOW_TEST_TIMEOUT_S)
 {
 	char ra_kb[24];
 	unsigned long max_pages;
@@ -779,7 +780,7 @@ TEST_F(ra, written_read_ahead_kb_survives_limit_updates)
  * smaller than it) is larger than it: the adaptive algorithm grows past
  * read_ahead_kb on its own only where nobody wrote it.
  */
-TEST_F_TIMEOUT(ra, written_read_ahead_kb_is_the_maximum, THRASH_TIMEOUT_S)
+TEST_F_TIMEOUT(ra, written_read_ahead_kb_is_the_maximum, SLOW_TEST_TIMEOUT_S)
 {
 	off_t base = self->size / 16 & ~(off_t)(REGION - 1);
 	unsigned long max_pages = atol(WRITTEN_RA_KB) * 1024 / self->page;
@@ -1014,7 +1015,7 @@ static int read_fresh_disk(struct __test_metadata *_metadata,
  * past it, up to the largest request where the queue is not rotational.
  */
 TEST_F_TIMEOUT(fresh, windows_grow_past_an_unwritten_read_ahead_kb,
-	       THRASH_TIMEOUT_S)
+	       SLOW_TEST_TIMEOUT_S)
 {
 	struct ra_windows seen;
 
@@ -1054,7 +1055,7 @@ static unsigned long mem_available_pages(long page)
  * is available) allows, the largest window is exactly that.
  */
 TEST_F_TIMEOUT(fresh, rotational_queue_windows_grow_past_one_request,
-	       THRASH_TIMEOUT_S)
+	       SLOW_TEST_TIMEOUT_S)
 {
 	unsigned long cap = RA_ROTATIONAL_MAX_KB * 1024 / self->disk.page;
 	char path[PATH_MAX];
@@ -1147,7 +1148,7 @@ static unsigned long fresh_share(const struct fresh_disk *d, int fraction)
 	       d->page;
 }
 
-TEST_F_TIMEOUT(fresh, memory_cgroup_limits_windows, THRASH_TIMEOUT_S)
+TEST_F_TIMEOUT(fresh, memory_cgroup_limits_windows, SLOW_TEST_TIMEOUT_S)
 {
 	unsigned long share = fresh_share(&self->disk, RA_MEMORY_SHARE);
 	struct ra_windows seen;
@@ -1235,7 +1236,7 @@ static void make_fresh_dm(struct __test_metadata *_metadata,
  * be idle.  The disk under it, read the same way, shows the larger share.
  */
 TEST_F_TIMEOUT(fresh, stacked_device_keeps_the_smaller_share,
-	       THRASH_TIMEOUT_S)
+	       SLOW_TEST_TIMEOUT_S)
 {
 	unsigned long small_share = fresh_share(&self->disk, RA_SMALL_SHARE);
 	const char *why = dm_unavailable();
@@ -1290,7 +1291,7 @@ static void touch_pages(const char *map, size_t off, size_t len, long page)
  * disk where it grows a stream's windows past read_ahead_kb.
  */
 TEST_F_TIMEOUT(fresh, random_mmap_reads_read_no_more_than_stock,
-	       THRASH_TIMEOUT_S)
+	       SLOW_TEST_TIMEOUT_S)
 {
 	long touched = NR_REGIONS * MMAP_READ / self->disk.page;
 	long cached[ARRAY_SIZE(algorithms)] = { 0 };
@@ -1326,7 +1327,7 @@ TEST_F_TIMEOUT(fresh, random_mmap_reads_read_no_more_than_stock,
  * windows grow past read_ahead_kb, as a read() stream's do.
  */
 TEST_F_TIMEOUT(fresh, sequential_mmap_reader_grows_past_read_ahead_kb,
-	       THRASH_TIMEOUT_S)
+	       SLOW_TEST_TIMEOUT_S)
 {
 	size_t len = THRASH_MIB << 20;
 	struct ra_windows seen;
@@ -1535,7 +1536,7 @@ static unsigned long read_fs_file(struct __test_metadata *_metadata,
  * has.
  */
 TEST_F_TIMEOUT(fsfile, file_windows_grow_within_the_maximum,
-	       THRASH_TIMEOUT_S)
+	       SLOW_TEST_TIMEOUT_S)
 {
 	struct ra_windows seen;
 	struct stat st;
@@ -1569,7 +1570,7 @@ TEST_F_TIMEOUT(fsfile, file_windows_grow_within_the_maximum,
  * figures are logged beside: it loses the stream where a cached page
  * carries the window's mark.)
  */
-TEST_F_TIMEOUT(fsfile, partly_cached_file_keeps_its_stream, THRASH_TIMEOUT_S)
+TEST_F_TIMEOUT(fsfile, partly_cached_file_keeps_its_stream, SLOW_TEST_TIMEOUT_S)
 {
 	unsigned long uncached[ARRAY_SIZE(algorithms)];
 	unsigned long reqs[ARRAY_SIZE(algorithms)];
@@ -1805,7 +1806,7 @@ static void open_load(struct __test_metadata *_metadata,
 }
 
 /* Saturated, the queue reports read congestion; drained, it clears it. */
-TEST_F(ra, congestion_reported_and_cleared)
+TEST_F_TIMEOUT(ra, congestion_reported_and_cleared, SLOW_TEST_TIMEOUT_S)
 {
 	struct saturating_load load = { .size = self->size, .cpu = -1 };
 	const char *disk = self->disk;
@@ -1935,7 +1936,8 @@ static bool wait_tags_idle(const char *disk)
  * has none of its own reads waiting.  Reading read_congested stores no
  * state (blk-mq debugfs shows the one readahead stored).
  */
-TEST_F(busy, shared_tags_congest_only_the_disk_using_them)
+TEST_F_TIMEOUT(busy, shared_tags_congest_only_the_disk_using_them,
+	       SLOW_TEST_TIMEOUT_S)
 {
 	static const char * const disks[] = { BUSY_DISK, BUSY_PEER };
 	struct saturating_load load = { .size = 64 << 20, .cpu = -1 };
@@ -2030,7 +2032,7 @@ static int deferred_windows_of_reader(struct __test_metadata *_metadata,
  * one on the full queue's CPU has.
  */
 TEST_F_TIMEOUT(busy, a_full_hardware_queue_defers_only_its_readers,
-	       THRASH_TIMEOUT_S)
+	       SLOW_TEST_TIMEOUT_S)
 {
 	struct saturating_load load = { .size = 64 << 20 };
 	int cpu[2], own, other;
@@ -2070,7 +2072,8 @@ TEST_F_TIMEOUT(busy, a_full_hardware_queue_defers_only_its_readers,
  * the state stays as it was: not congested, as no waiting writer may
  * make it so.
  */
-TEST_F(busy, writers_waiting_for_tags_leave_reads_uncongested)
+TEST_F_TIMEOUT(busy, writers_waiting_for_tags_leave_reads_uncongested,
+	       SLOW_TEST_TIMEOUT_S)
 {
 	struct saturating_load load = { .size = 64 << 20, .write = true,
 					 .cpu = -1 };
