@@ -10,8 +10,10 @@
 # each module against the symbols Debian's kernel exports (the
 # Module.symvers of its headers package), those the series' built-in
 # code exports and those of the other modules; the built-in code uses
-# nothing that lives in a module; and every symbol the series exports
-# has a user that is not a test.
+# nothing that lives in a module; nothing the series exports clashes
+# with Debian's exports; every symbol it exports has a user that is not
+# a test, and no module uses one exported for tests only; kernel-doc
+# finds nothing new in its headers.
 #
 # It compiles those files, the other members of their modules and
 # KUnit, not Debian's kernel. kbuild compiles a single target whatever
