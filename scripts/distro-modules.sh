@@ -46,23 +46,16 @@ SCHEDULER_MODULES=(block/mq-cfq-iosched block/mq-as-iosched)
 KUNIT_MODULES=(lib/kunit/kunit)
 KUNIT_BUILTIN=(lib/kunit/hooks.o)
 
-# Every kernel C file a patch of the series adds or changes, once.
-series_sources()
-{
-	local p
-	for p in $(tquilt series); do
-		patch_kernel_sources "$p"
-	done | sort -u
-}
+# Every kernel C file a patch of the series adds or changes, once (the
+# whole series is applied).
+series_sources() { patch_kernel_sources -a | sort -u; }
 
 # The series' kernel headers, and its C files that another includes
 # (kbuild runs kernel-doc only on the file it compiles).
 series_included_sources()
 {
-	local p c
-	for p in $(tquilt series); do
-		tquilt files "$p" | grep -E '^(block|mm|include)/.*[.]h$' || true
-	done | sort -u
+	local c
+	{ tquilt files -a | grep -E '^(block|mm|include)/.*[.]h$' || true; } | sort -u
 	for c in $(series_sources); do
 		[ "$(object_compiling "$c")" = "${c%.c}.o" ] || echo "$c"
 	done | sort -u

@@ -12,7 +12,8 @@ TREE=$OUT/linux
 
 tquilt() { (cd "$TREE" && QUILT_PATCHES=$OUT/quilt quilt "$@"); }
 
-# The kernel C files (not user space: tools/, scripts/) patch $1 touches.
+# The kernel C files (not user space: tools/, scripts/) patch $1 touches,
+# or with -a every applied patch.
 patch_kernel_sources()
 {
 	tquilt files "$1" | grep '\.c$' | grep -Ev '^(tools|scripts|Documentation)/' || true
