@@ -12,7 +12,12 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sched.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -51,6 +56,85 @@ static inline void cfq_sleep(double seconds)
 static inline double cfq_larger(double a, double b)
 {
 	return a > b ? a : b;
+}
+
+/*
+ * The longest the guest stalled while a test ran: a SCHED_FIFO child
+ * sleeps CFQ_STALL_PERIOD_NS at a time and records the most it overslept.
+ * A vCPU its host did not run, TCG falling behind, or a section of the
+ * kernel that nothing preempts delays completions and dispatch as much,
+ * and no bound in a scheduler's terms holds through that; the tests with
+ * such bounds add the longest stall of their run to them, and print it.
+ */
+#define CFQ_STALL_PERIOD_NS	2000000
+
+struct cfq_stall_probe {
+	pid_t pid;
+	long long *longest_ns;		/* shared with the child */
+};
+
+static inline long long cfq_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static inline void cfq_stall_probe_main(long long *longest_ns)
+{
+	const struct timespec period = { .tv_nsec = CFQ_STALL_PERIOD_NS };
+	struct sched_param param = { .sched_priority = 1 };
+	long long before, late;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* Without it, a busy guest's own tasks would count as stalls. */
+	if (sched_setscheduler(0, SCHED_FIFO, &param))
+		_exit(1);
+	for (;;) {
+		before = cfq_now_ns();
+		nanosleep(&period, NULL);
+		late = cfq_now_ns() - before - CFQ_STALL_PERIOD_NS;
+		if (late > __atomic_load_n(longest_ns, __ATOMIC_RELAXED))
+			__atomic_store_n(longest_ns, late, __ATOMIC_RELAXED);
+	}
+}
+
+/* Start measuring stalls; -1 if no probe could be started. */
+static inline int cfq_stall_probe_start(struct cfq_stall_probe *probe)
+{
+	probe->longest_ns = mmap(NULL, sizeof(*probe->longest_ns),
+				 PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (probe->longest_ns == MAP_FAILED)
+		return -1;
+	*probe->longest_ns = 0;
+	probe->pid = fork();
+	if (!probe->pid)
+		cfq_stall_probe_main(probe->longest_ns);
+	if (probe->pid < 0) {
+		munmap(probe->longest_ns, sizeof(*probe->longest_ns));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Stop the probe: the longest stall since it started, in ms, or -1 if
+ * the probe had ended (it could not run at SCHED_FIFO).
+ */
+static inline double cfq_stall_probe_stop(struct cfq_stall_probe *probe)
+{
+	double longest_ms;
+	int status = 0;
+
+	if (waitpid(probe->pid, &status, WNOHANG) != probe->pid) {
+		kill(probe->pid, SIGKILL);
+		waitpid(probe->pid, &status, 0);
+	}
+	longest_ms = *probe->longest_ns / 1e6;
+	munmap(probe->longest_ns, sizeof(*probe->longest_ns));
+	return WIFSIGNALED(status) ? longest_ms : -1;
 }
 
 /* mq-cfq tunable @name of @disk (milliseconds for the time ones); -1: none. */
