@@ -314,7 +314,7 @@ fi
 [ -d "$PRISTINE" ] || die "no pristine tree in ${PRISTINE#"$TOP"/}; run scripts/prepare.sh first"
 tap_result "Debian's exports are those of the pinned kernel" \
 	"$([ "$DEBIAN_SYMVERS_PKG_VERSION" = "$LINUX_PKG_VERSION" ] ||
-		echo "DEBIAN_SYMVERS_* in scripts/base-kernel.env are of $DEBIAN_SYMVERS_PKG_VERSION, the kernel is $LINUX_PKG_VERSION: move them")"
+		echo "DEBIAN_SYMVERS_* in scripts/base-kernel.env are of $DEBIAN_SYMVERS_PKG_VERSION, the kernel is $LINUX_PKG_VERSION: move them (make rebase)")"
 debian_config
 [ -f "$DEBIAN_SYMVERS" ] ||
 	debian_package_file "$DEBIAN_SYMVERS_PKG" "$DEBIAN_SYMVERS_PKG_VERSION" \

@@ -177,16 +177,25 @@ apt_download()
 	ls "$dir"/tmp/*.deb
 }
 
+# Extract file $3 of Debian package $1 version $2 to $4.part.
+extract_package_file()
+{
+	local pkg=$1 version=$2 file=$3 dest=$4 dir deb
+	dir=$(dirname "$dest")
+	# exit: a command substitution, as in package_file_sha256(), runs
+	# without errexit.
+	deb=$(apt_download "$pkg" "$version" "$dir") || exit 1
+	dpkg-deb --fsys-tarfile "$deb" | tar -xO "./$file" >"$dest.part" ||
+		die "$deb does not contain $file"
+	rm -rf "$dir/tmp"
+}
+
 # Extract file $3 of Debian package $1 version $2 to $5, if its sha256 is
 # $4; $5 is left alone unless it is.
 debian_package_file()
 {
-	local pkg=$1 version=$2 file=$3 sha256=$4 dest=$5 dir deb sum
-	dir=$(dirname "$dest")
-	deb=$(apt_download "$pkg" "$version" "$dir")
-	dpkg-deb --fsys-tarfile "$deb" | tar -xO "./$file" >"$dest.part" ||
-		die "$deb does not contain $file"
-	rm -rf "$dir/tmp"
+	local pkg=$1 version=$2 file=$3 sha256=$4 dest=$5 sum
+	extract_package_file "$pkg" "$version" "$file" "$dest"
 	sum=$(sha256sum <"$dest.part" | cut -d' ' -f1)
 	[ "$sum" = "$sha256" ] || { rm -f "$dest.part";
 		die "checksum mismatch for $file of $pkg $version: got $sum, pinned $sha256"; }

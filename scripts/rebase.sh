@@ -6,8 +6,9 @@
 # offset (its hunks moved), fuzzed (context lines differ) or rejected;
 # offset and fuzzed ones are refreshed, so that the next version starts
 # from exact context. If one is rejected nothing in the repository
-# changes. The next build unpacks the new source (scripts/fetch.sh).
-# Not part of make test: the archive changes under it.
+# changes. Debian's pins (its configuration, its kernel's Module.symvers)
+# follow the source's. The next build unpacks the new source
+# (scripts/fetch.sh). Not part of make test: the archive changes under it.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 REBASE=$BUILD/rebase
@@ -16,14 +17,79 @@ NEW_TREE=$REBASE/linux
 NEW_PATCHES=$REBASE/patches
 REPORT=$REBASE/report.txt
 
-# The newest version of $LINUX_PKG in the (refreshed) package lists.
-newest_version()
+PIN_FILE=$TOP/scripts/base-kernel.env
+
+# Refresh the package lists (as root; otherwise they stay as they are).
+refresh_package_lists()
 {
 	if [ "$(id -u)" = 0 ]; then
 		apt-get update >"$REBASE/update.log" 2>&1 ||
 			die "apt-get update failed (log: ${REBASE#"$TOP"/}/update.log)"
 	fi
-	apt-cache madison "$LINUX_PKG" | awk '{ print $3 }' | sort -V | tail -n 1
+}
+
+# The newest version of package $1 in the package lists.
+newest_in_mirror()
+{
+	apt-cache madison "$1" | awk '{ print $3 }' | sort -V | tail -n 1
+}
+
+# sha256 of file $3 of Debian package $1 version $2.
+package_file_sha256()
+{
+	local dest=$REBASE/dl/pinned-file
+	extract_package_file "$1" "$2" "$3" "$dest" || exit 1
+	sha256sum <"$dest.part" | cut -d' ' -f1
+	rm -f "$dest.part"
+}
+
+# Set each NAME=VALUE argument in the pin file: all of them, or none.
+set_pins()
+{
+	local pin
+	for pin; do
+		grep -q "^${pin%%=*}=" "$PIN_FILE" || die "$PIN_FILE has no ${pin%%=*}"
+	done
+	for pin; do
+		sed -i "s|^${pin%%=*}=.*|$pin|" "$PIN_FILE"
+	done
+}
+
+# The NAME=VALUE pins that move Debian's pins to follow the source at
+# version $1, one per line (none if they follow it already); what moves
+# is said on stderr. Module.symvers comes from the headers package of
+# that version's kernel ABI, named as the pinned one with the new
+# upstream version in it; the configuration is the newest the mirror
+# has, as the archive keeps only that one. Run in a command substitution,
+# without errexit: a failure must exit explicitly.
+debian_pins()
+{
+	local version=$1 old=${DEBIAN_SYMVERS_PKG_VERSION%%-*} new=${1%%-*}
+	local pkg file sum config
+	if [ "$DEBIAN_SYMVERS_PKG_VERSION" != "$version" ]; then
+		pkg=${DEBIAN_SYMVERS_PKG//"$old"/"$new"}
+		file=${DEBIAN_SYMVERS_FILE//"$old"/"$new"}
+		sum=$(package_file_sha256 "$pkg" "$version" "$file") || exit 1
+		printf '%s\n' "DEBIAN_SYMVERS_PKG=$pkg" "DEBIAN_SYMVERS_PKG_VERSION=$version" \
+			"DEBIAN_SYMVERS_FILE=$file" "DEBIAN_SYMVERS_SHA256=$sum"
+		say "Module.symvers: $pkg $version (was $DEBIAN_SYMVERS_PKG $DEBIAN_SYMVERS_PKG_VERSION)"
+	fi
+	config=$(newest_in_mirror "$DEBIAN_CONFIG_PKG") || exit 1
+	[ -n "$config" ] || die "the package mirror offers no $DEBIAN_CONFIG_PKG"
+	if dpkg --compare-versions "$config" gt "$DEBIAN_CONFIG_PKG_VERSION"; then
+		sum=$(package_file_sha256 "$DEBIAN_CONFIG_PKG" "$config" "$DEBIAN_CONFIG_FILE") || exit 1
+		printf '%s\n' "DEBIAN_CONFIG_PKG_VERSION=$config" "DEBIAN_CONFIG_SHA256=$sum"
+		say "configuration: $DEBIAN_CONFIG_PKG $config (was $DEBIAN_CONFIG_PKG_VERSION)"
+	fi
+}
+
+# Debian's pins, resolved before anything in the repository changes.
+resolve_debian_pins()
+{
+	local version=$1 pins
+	pins=$(debian_pins "$version")
+	mapfile -t DEBIAN_PINS <<<"$pins"
+	[ -n "$pins" ] || DEBIAN_PINS=()
 }
 
 # Unpack the source tarball of $LINUX_PKG version $1 into NEW_PRISTINE
@@ -105,26 +171,24 @@ push_series()
 	done
 }
 
-# Point base-kernel.env at version $1 with tarball sha256 $2.
-move_pin()
-{
-	sed -i -e "s/^LINUX_PKG_VERSION=.*/LINUX_PKG_VERSION=$1/" \
-		-e "s/^LINUX_SHA256=.*/LINUX_SHA256=$2/" "$TOP/scripts/base-kernel.env"
-}
-
 rebase_main()
 {
 	local newest sum p
 	lock_build
 	mkdir -p "$REBASE"
-	newest=$(newest_version)
+	refresh_package_lists
+	newest=$(newest_in_mirror "$LINUX_PKG")
 	[ -n "$newest" ] || die "the package mirror offers no $LINUX_PKG"
 	# Stale package lists (not root: not refreshed) must not move it back.
 	if ! dpkg --compare-versions "$newest" gt "$LINUX_PKG_VERSION"; then
-		say "the mirror offers nothing newer than $LINUX_PKG $LINUX_PKG_VERSION (newest: $newest); nothing to do"
+		say "the mirror offers nothing newer than $LINUX_PKG $LINUX_PKG_VERSION (newest: $newest)"
+		resolve_debian_pins "$LINUX_PKG_VERSION"
+		set_pins "${DEBIAN_PINS[@]}"
+		[ ${#DEBIAN_PINS[@]} != 0 ] || say "Debian's pins follow it already; nothing to do"
 		return 0
 	fi
 	say "rebasing the series from $LINUX_PKG $LINUX_PKG_VERSION onto $newest"
+	resolve_debian_pins "$newest"
 	sum=$(unpack_version "$newest")
 	create_new_tree "$newest"
 	export QUILTRC=$TOP/scripts/quiltrc QUILT_PATCHES=$NEW_PATCHES
@@ -136,7 +200,7 @@ rebase_main()
 	for p in $(series_patches); do
 		cmp -s "$NEW_PATCHES/$p" "$TOP/patches/$p" || cp "$NEW_PATCHES/$p" "$TOP/patches/$p"
 	done
-	move_pin "$newest" "$sum"
+	set_pins "LINUX_PKG_VERSION=$newest" "LINUX_SHA256=$sum" "${DEBIAN_PINS[@]}"
 	# The next build unpacks the new source under build/ itself.
 	chmod -R u+w "$NEW_PRISTINE"
 	rm -rf "$NEW_TREE" "$NEW_PRISTINE" "$NEW_PATCHES" "$REBASE/pristine.version"

@@ -2,7 +2,8 @@
 """scripts/rebase.sh's push_series: each patch onto the new source is
 reported as clean, offset, fuzzed or rejected, the ones that moved are
 refreshed to the new context, and nothing after a rejected one is
-applied."""
+applied. Its Debian pins follow the source's version, and stay as they
+are when a package cannot be had."""
 import difflib
 import os
 import subprocess
@@ -82,6 +83,78 @@ class PushSeries(unittest.TestCase):
             self.assertEqual(f.readlines(), lines('e.c'))
         with open(os.path.join(self.tree, 'd.c')) as f:
             self.assertNotIn('d.c changed 15\n', f.readlines())
+
+
+PINS = '''# comment
+LINUX_PKG_VERSION=6.12.118-1~deb12u1
+DEBIAN_CONFIG_PKG=linux-config-6.12
+DEBIAN_CONFIG_PKG_VERSION=6.12.118-1~deb12u1
+DEBIAN_CONFIG_FILE=usr/src/linux-config-6.12/config.amd64_none_amd64.xz
+DEBIAN_CONFIG_SHA256=oldconfig
+DEBIAN_SYMVERS_PKG=linux-headers-6.12.118+deb12-amd64
+DEBIAN_SYMVERS_PKG_VERSION=6.12.118-1~deb12u1
+DEBIAN_SYMVERS_FILE=usr/src/linux-headers-6.12.118+deb12-amd64/Module.symvers
+DEBIAN_SYMVERS_SHA256=oldsymvers
+'''
+
+
+class DebianPins(unittest.TestCase):
+    """resolve_debian_pins and set_pins on a pin file of their own, with
+    the package mirror stubbed: its newest configuration, and the sha256
+    of a file in a package (or the package missing)."""
+
+    def setUp(self):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        self.pin_file = os.path.join(tmp.name, 'base-kernel.env')
+        with open(self.pin_file, 'w') as f:
+            f.write(PINS)
+
+    def follow(self, version, newest_config, missing=''):
+        script = ('. "$1"; PIN_FILE=$2; . "$2"; NEWEST=$3 MISSING=$4; '
+                  'newest_in_mirror() { echo "$NEWEST"; }; '
+                  'package_file_sha256() { [ "$1" != "$MISSING" ] || '
+                  'die "$1 version $2 is not available"; echo "sum-of-$1-$2"; }; '
+                  'resolve_debian_pins "$5"; set_pins "${DEBIAN_PINS[@]}"')
+        run = subprocess.run(['bash', '-c', script, 'bash', REBASE,
+                              self.pin_file, newest_config, missing, version],
+                             capture_output=True, text=True)
+        with open(self.pin_file) as f:
+            pins = dict(line.split('=', 1) for line in f.read().splitlines()
+                        if '=' in line)
+        return run, pins
+
+    def test_a_new_version_moves_the_headers_and_the_configuration(self):
+        run, pins = self.follow('6.12.119-1~deb12u1', '6.12.120-1~deb12u1')
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertEqual(pins['DEBIAN_SYMVERS_PKG'], 'linux-headers-6.12.119+deb12-amd64')
+        self.assertEqual(pins['DEBIAN_SYMVERS_PKG_VERSION'], '6.12.119-1~deb12u1')
+        self.assertEqual(pins['DEBIAN_SYMVERS_FILE'],
+                         'usr/src/linux-headers-6.12.119+deb12-amd64/Module.symvers')
+        self.assertEqual(pins['DEBIAN_SYMVERS_SHA256'],
+                         'sum-of-linux-headers-6.12.119+deb12-amd64-6.12.119-1~deb12u1')
+        self.assertEqual(pins['DEBIAN_CONFIG_PKG_VERSION'], '6.12.120-1~deb12u1')
+        self.assertEqual(pins['DEBIAN_CONFIG_SHA256'],
+                         'sum-of-linux-config-6.12-6.12.120-1~deb12u1')
+        self.assertEqual(pins['LINUX_PKG_VERSION'], '6.12.118-1~deb12u1')
+        self.assertIn('Module.symvers: linux-headers-6.12.119+deb12-amd64', run.stderr)
+
+    def test_pins_that_follow_already_stay(self):
+        # Stale package lists may offer an older configuration: not taken.
+        run, _ = self.follow('6.12.118-1~deb12u1', '6.12.117-1~deb12u1')
+        self.assertEqual(run.returncode, 0, run.stderr)
+        with open(self.pin_file) as f:
+            self.assertEqual(f.read(), PINS)
+        self.assertEqual(run.stderr, '')
+
+    def test_a_missing_package_changes_no_pin(self):
+        run, _ = self.follow('6.12.119-1~deb12u1', '6.12.120-1~deb12u1',
+                             missing='linux-config-6.12')
+        self.assertNotEqual(run.returncode, 0)
+        self.assertIn('linux-config-6.12 version 6.12.120-1~deb12u1 is not available',
+                      run.stderr)
+        with open(self.pin_file) as f:
+            self.assertEqual(f.read(), PINS)
 
 
 if __name__ == '__main__':
