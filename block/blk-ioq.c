@@ -489,8 +489,9 @@ EXPORT_SYMBOL_GPL(ioq_front_merge_candidate);
 /*
  * DOC: The scheduler core
  *
- * A policy puts &struct ioq_sched first in its data and names the core's
- * elevator operations in its elevator_type.  The core then does what any
+ * A policy puts &struct ioq_sched first in its data and registers its
+ * elevator_type with ioq_elv_register(), which fills in the core's
+ * elevator operations (&ioq_mq_ops).  The core then does what any
  * per-process scheduler on blk-mq has to: it keeps each process's client
  * (&struct ioq_client, in the policy's per-process object) through the
  * process's icq, restricts merges to the bio's own client, keeps a record
@@ -816,7 +817,7 @@ VISIBLE_IF_KUNIT struct request *ioq_sched_dispatch(struct ioq_sched *s,
 }
 EXPORT_SYMBOL_IF_KUNIT(ioq_sched_dispatch);
 
-struct request *ioq_dispatch_request(struct blk_mq_hw_ctx *hctx)
+static struct request *ioq_dispatch_request(struct blk_mq_hw_ctx *hctx)
 {
 	struct ioq_sched *s = ioq_sched_of(hctx->queue);
 	unsigned long flags;
@@ -828,7 +829,6 @@ struct request *ioq_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	spin_unlock_irqrestore(&s->lock, flags);
 	return rq;
 }
-EXPORT_SYMBOL_GPL(ioq_dispatch_request);
 
 /* A new request of @c arrives: what it says about its process. */
 static void ioq_client_arrival(struct ioq_sched *s, struct ioq_client *c,
@@ -865,8 +865,8 @@ VISIBLE_IF_KUNIT void ioq_sched_insert(struct ioq_sched *s, struct request *rq,
 }
 EXPORT_SYMBOL_IF_KUNIT(ioq_sched_insert);
 
-void ioq_insert_requests(struct blk_mq_hw_ctx *hctx, struct list_head *list,
-			 blk_insert_t flags)
+static void ioq_insert_requests(struct blk_mq_hw_ctx *hctx,
+				struct list_head *list, blk_insert_t flags)
 {
 	struct ioq_sched *s = ioq_sched_of(hctx->queue);
 	unsigned long irq_flags;
@@ -884,15 +884,13 @@ void ioq_insert_requests(struct blk_mq_hw_ctx *hctx, struct list_head *list,
 	}
 	spin_unlock_irqrestore(&s->lock, irq_flags);
 }
-EXPORT_SYMBOL_GPL(ioq_insert_requests);
 
-bool ioq_has_work(struct blk_mq_hw_ctx *hctx)
+static bool ioq_has_work(struct blk_mq_hw_ctx *hctx)
 {
 	struct ioq_sched *s = ioq_sched_of(hctx->queue);
 
 	return !list_empty_careful(&s->dispatch) || READ_ONCE(s->queued);
 }
-EXPORT_SYMBOL_GPL(ioq_has_work);
 
 /*
  * A request of @c on @unit completed.  Once the unit is idle, it stays
@@ -959,14 +957,13 @@ VISIBLE_IF_KUNIT bool ioq_sched_done(struct ioq_sched *s, struct request *rq,
 }
 EXPORT_SYMBOL_IF_KUNIT(ioq_sched_done);
 
-void ioq_prepare_request(struct request *rq)
+static void ioq_prepare_request(struct request *rq)
 {
 	rq->elv.icq = ioc_find_get_icq(rq->q);
 	rq->elv.priv[0] = NULL;
 }
-EXPORT_SYMBOL_GPL(ioq_prepare_request);
 
-void ioq_finish_request(struct request *rq)
+static void ioq_finish_request(struct request *rq)
 {
 	struct ioq_sched *s = ioq_sched_of(rq->q);
 	unsigned long flags;
@@ -985,7 +982,6 @@ void ioq_finish_request(struct request *rq)
 	if (rerun)
 		blk_mq_run_hw_queues(rq->q, true);
 }
-EXPORT_SYMBOL_GPL(ioq_finish_request);
 
 /*
  * With the lock held: the driver gave @rq back unserved, to go through
@@ -1018,7 +1014,7 @@ VISIBLE_IF_KUNIT void ioq_sched_requeue(struct ioq_sched *s,
 }
 EXPORT_SYMBOL_IF_KUNIT(ioq_sched_requeue);
 
-void ioq_requeue_request(struct request *rq)
+static void ioq_requeue_request(struct request *rq)
 {
 	struct ioq_sched *s = ioq_sched_of(rq->q);
 	unsigned long flags;
@@ -1029,9 +1025,8 @@ void ioq_requeue_request(struct request *rq)
 	ioq_sched_requeue(s, rq, ktime_get_ns());
 	spin_unlock_irqrestore(&s->lock, flags);
 }
-EXPORT_SYMBOL_GPL(ioq_requeue_request);
 
-void ioq_exit_icq(struct io_cq *icq)
+static void ioq_exit_icq(struct io_cq *icq)
 {
 	struct ioq_icq *qic = container_of(icq, struct ioq_icq, icq);
 	struct ioq_sched *s = ioq_sched_of(icq->q);
@@ -1057,44 +1052,40 @@ void ioq_exit_icq(struct io_cq *icq)
 		ioq_kick(s);
 	spin_unlock_irqrestore(&s->lock, flags);
 }
-EXPORT_SYMBOL_GPL(ioq_exit_icq);
 
 /*
  * The neighbours a request may merge with once a bio grew it: only
  * requests of the same client, as for bios (ioq_allow_merge()); a policy
  * whose sort tree holds several clients' requests needs that.
  */
-struct request *ioq_latter_request(struct request_queue *q,
-				   struct request *rq)
+static struct request *ioq_latter_request(struct request_queue *q,
+					  struct request *rq)
 {
 	struct request *next = elv_rb_latter_request(q, rq);
 
 	return next && ioq_rq_client(next) == ioq_rq_client(rq) ? next : NULL;
 }
-EXPORT_SYMBOL_GPL(ioq_latter_request);
 
-struct request *ioq_former_request(struct request_queue *q,
-				   struct request *rq)
+static struct request *ioq_former_request(struct request_queue *q,
+					  struct request *rq)
 {
 	struct request *prev = elv_rb_former_request(q, rq);
 
 	return prev && ioq_rq_client(prev) == ioq_rq_client(rq) ? prev : NULL;
 }
-EXPORT_SYMBOL_GPL(ioq_former_request);
 
 /*
  * A bio joins only a request of the client it would join itself:
  * otherwise one process's I/O would be served and charged as another's.
  */
-bool ioq_allow_merge(struct request_queue *q, struct request *rq,
-		     struct bio *bio)
+static bool ioq_allow_merge(struct request_queue *q, struct request *rq,
+			    struct bio *bio)
 {
 	struct ioq_sched *s = ioq_sched_of(q);
 
 	return ioq_rq_client(rq) &&
 	       ioq_rq_client(rq) == s->ops->bio_client(s, bio);
 }
-EXPORT_SYMBOL_GPL(ioq_allow_merge);
 
 /*
  * The icq of the current task on @q, from the lookup hint the block layer
@@ -1115,8 +1106,8 @@ static struct io_cq *ioq_current_icq(struct request_queue *q)
 	return icq && icq->q == q ? icq : NULL;
 }
 
-bool ioq_bio_merge(struct request_queue *q, struct bio *bio,
-		   unsigned int nr_segs)
+static bool ioq_bio_merge(struct request_queue *q, struct bio *bio,
+			  unsigned int nr_segs)
 {
 	struct ioq_sched *s = ioq_sched_of(q);
 	struct request *free = NULL;
@@ -1139,10 +1130,9 @@ bool ioq_bio_merge(struct request_queue *q, struct bio *bio,
 		blk_mq_free_request(free);
 	return merged;
 }
-EXPORT_SYMBOL_GPL(ioq_bio_merge);
 
-void ioq_requests_merged(struct request_queue *q, struct request *rq,
-			 struct request *next)
+static void ioq_requests_merged(struct request_queue *q, struct request *rq,
+				struct request *next)
 {
 	struct ioq_sched *s = ioq_sched_of(q);
 	struct ioq_client *c = ioq_rq_client(next);
@@ -1154,7 +1144,6 @@ void ioq_requests_merged(struct request_queue *q, struct request *rq,
 	s->queued--;
 	s->ops->merged(s, rq, next);
 }
-EXPORT_SYMBOL_GPL(ioq_requests_merged);
 
 /*
  * Writes and async requests may hold at most three quarters of the
@@ -1166,7 +1155,7 @@ EXPORT_SYMBOL_GPL(ioq_requests_merged);
  * (the allocation does not see the bio): a bio that a cgroup's ioprio
  * policy or a per-I/O priority makes IDLE is not limited here.
  */
-void ioq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
+static void ioq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 {
 	struct ioq_sched *s = ioq_sched_of(data->q);
 
@@ -1175,7 +1164,6 @@ void ioq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 	else if (!op_is_sync(opf) || op_is_write(opf))
 		data->shallow_depth = READ_ONCE(s->async_depth);
 }
-EXPORT_SYMBOL_GPL(ioq_limit_depth);
 
 /*
  * Records are allocated with GFP_NOIO: the queue is frozen, or being set
@@ -1236,7 +1224,7 @@ VISIBLE_IF_KUNIT void ioq_grow_records(struct ioq_sched *s,
 }
 EXPORT_SYMBOL_IF_KUNIT(ioq_grow_records);
 
-void ioq_depth_updated(struct blk_mq_hw_ctx *hctx)
+static void ioq_depth_updated(struct blk_mq_hw_ctx *hctx)
 {
 	struct ioq_sched *s = ioq_sched_of(hctx->queue);
 	unsigned int nr;
@@ -1249,7 +1237,6 @@ void ioq_depth_updated(struct blk_mq_hw_ctx *hctx)
 	sbitmap_queue_min_shallow_depth(&hctx->sched_tags->bitmap_tags,
 					s->idle_depth);
 }
-EXPORT_SYMBOL_GPL(ioq_depth_updated);
 
 /*
  * The records for @hctx's tags: its own, or the request queue's when its
@@ -1275,7 +1262,7 @@ static struct ioq_record_set *ioq_hctx_records(struct ioq_sched *s,
 	return shared;
 }
 
-int ioq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
+static int ioq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
 {
 	struct ioq_sched *s = ioq_sched_of(hctx->queue);
 	struct ioq_record_set *recs = ioq_hctx_records(s, hctx);
@@ -1287,9 +1274,8 @@ int ioq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
 	ioq_depth_updated(hctx);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(ioq_init_hctx);
 
-void ioq_exit_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
+static void ioq_exit_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
 {
 	struct ioq_sched *s = ioq_sched_of(hctx->queue);
 	struct ioq_record_set *recs = ioq_replace_records(s, hctx, NULL);
@@ -1297,7 +1283,6 @@ void ioq_exit_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
 	if (recs != s->shared_records)
 		kvfree(recs);
 }
-EXPORT_SYMBOL_GPL(ioq_exit_hctx);
 
 /**
  * ioq_sched_init - set up the core of a scheduler for @q
@@ -1342,6 +1327,67 @@ void ioq_sched_exit(struct ioq_sched *s)
 	kvfree(s->shared_records);
 }
 EXPORT_SYMBOL_GPL(ioq_sched_exit);
+
+/*
+ * The elevator operations of every scheduler on the core; a policy adds
+ * its own (see ioq_elv_register()).  Tests call the core through them.
+ */
+VISIBLE_IF_KUNIT const struct elevator_mq_ops ioq_mq_ops = {
+	.depth_updated		= ioq_depth_updated,
+	.init_hctx		= ioq_init_hctx,
+	.exit_hctx		= ioq_exit_hctx,
+	.limit_depth		= ioq_limit_depth,
+	.allow_merge		= ioq_allow_merge,
+	.bio_merge		= ioq_bio_merge,
+	.requests_merged	= ioq_requests_merged,
+	.prepare_request	= ioq_prepare_request,
+	.finish_request		= ioq_finish_request,
+	.requeue_request	= ioq_requeue_request,
+	.insert_requests	= ioq_insert_requests,
+	.dispatch_request	= ioq_dispatch_request,
+	.has_work		= ioq_has_work,
+	.next_request		= ioq_latter_request,
+	.former_request		= ioq_former_request,
+	.exit_icq		= ioq_exit_icq,
+};
+EXPORT_SYMBOL_IF_KUNIT(ioq_mq_ops);
+
+/**
+ * ioq_elv_register - register an I/O scheduler built on the core
+ * @e: its elevator type, with the policy's operations set: init_sched and
+ *	exit_sched, and optionally request_merge and request_merged
+ *
+ * Fills in the core's elevator operations (&ioq_mq_ops) and the icq the
+ * core keeps its clients in.  Each operation has one owner: a policy
+ * that sets one of the core's, or an icq of its own, is refused.  The
+ * counterpart is elv_unregister().
+ *
+ * Context: process context; may sleep.
+ * Return: 0; -EINVAL if @e sets what the core owns or lacks init_sched
+ * or exit_sched; or the error of elv_register().
+ */
+int ioq_elv_register(struct elevator_type *e)
+{
+	struct elevator_mq_ops policy = e->ops, core_part = e->ops;
+
+	core_part.init_sched = NULL;
+	core_part.exit_sched = NULL;
+	core_part.request_merge = NULL;
+	core_part.request_merged = NULL;
+	if (WARN_ON_ONCE(!policy.init_sched || !policy.exit_sched ||
+			 memchr_inv(&core_part, 0, sizeof(core_part)) ||
+			 e->icq_size || e->icq_align))
+		return -EINVAL;
+	e->ops = ioq_mq_ops;
+	e->ops.init_sched = policy.init_sched;
+	e->ops.exit_sched = policy.exit_sched;
+	e->ops.request_merge = policy.request_merge;
+	e->ops.request_merged = policy.request_merged;
+	e->icq_size = sizeof(struct ioq_icq);
+	e->icq_align = __alignof__(struct ioq_icq);
+	return elv_register(e);
+}
+EXPORT_SYMBOL_GPL(ioq_elv_register);
 
 static unsigned int *ioq_tunable_ptr(struct ioq_sched *s,
 				     const struct ioq_tunable *t)

@@ -18,7 +18,9 @@
 #include "blk-mq.h"
 
 struct blk_mq_alloc_data;
+struct elevator_mq_ops;
 struct elevator_queue;
+struct elevator_type;
 struct seq_file;
 
 /* Requests remembered by the seek history. */
@@ -381,32 +383,11 @@ bool ioq_unit_free_for(const struct ioq_sched *s, const struct ioq_client *c,
 		       const struct request *rq, u64 now);
 
 /*
- * The elevator operations of the core: a policy names them in its
- * elevator_type, and its init_sched and exit_sched call ioq_sched_init()
- * and ioq_sched_exit().
+ * A policy registers its elevator_type with ioq_elv_register(), which
+ * fills in the core's elevator operations; its init_sched and exit_sched
+ * call ioq_sched_init() and ioq_sched_exit().
  */
-void ioq_depth_updated(struct blk_mq_hw_ctx *hctx);
-int ioq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx);
-void ioq_exit_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx);
-void ioq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data);
-bool ioq_allow_merge(struct request_queue *q, struct request *rq,
-		     struct bio *bio);
-bool ioq_bio_merge(struct request_queue *q, struct bio *bio,
-		   unsigned int nr_segs);
-void ioq_requests_merged(struct request_queue *q, struct request *rq,
-			 struct request *next);
-void ioq_prepare_request(struct request *rq);
-void ioq_finish_request(struct request *rq);
-void ioq_requeue_request(struct request *rq);
-void ioq_insert_requests(struct blk_mq_hw_ctx *hctx, struct list_head *list,
-			 blk_insert_t flags);
-struct request *ioq_dispatch_request(struct blk_mq_hw_ctx *hctx);
-bool ioq_has_work(struct blk_mq_hw_ctx *hctx);
-void ioq_exit_icq(struct io_cq *icq);
-struct request *ioq_latter_request(struct request_queue *q,
-				   struct request *rq);
-struct request *ioq_former_request(struct request_queue *q,
-				   struct request *rq);
+int ioq_elv_register(struct elevator_type *e);
 
 /*
  * Tunables under queue/iosched/: a policy declares each with
@@ -478,6 +459,7 @@ struct ioq_record_set *ioq_alloc_records(unsigned int nr, int node,
 					 gfp_t gfp);
 void ioq_grow_records(struct ioq_sched *s, struct blk_mq_hw_ctx *hctx);
 struct ioq_record *ioq_record_of(const struct request *rq);
+extern const struct elevator_mq_ops ioq_mq_ops;
 #endif
 
 #endif /* BLK_IOQ_H */

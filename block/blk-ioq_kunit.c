@@ -856,7 +856,7 @@ static void ioq_test_exit_icq(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, ioq_rq_icq(rq), qic);
 	KUNIT_EXPECT_PTR_EQ(test, ioq_rq_icq(late), bare);
 	t->core.held_back = true;
-	ioq_exit_icq(&qic->icq);
+	ioq_mq_ops.exit_icq(&qic->icq);
 	KUNIT_EXPECT_EQ(test, ioq_kunit_wait_run(1000), 1);
 	KUNIT_EXPECT_EQ(test, t->exited, 1);
 	KUNIT_EXPECT_NULL(test, qic->client);
@@ -865,7 +865,7 @@ static void ioq_test_exit_icq(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, ioq_rq_icq(rq));
 
 	t->core.held_back = false;
-	ioq_exit_icq(&bare->icq);
+	ioq_mq_ops.exit_icq(&bare->icq);
 	KUNIT_EXPECT_EQ(test, t->exited, 1);
 	KUNIT_EXPECT_NULL(test, ioq_rq_icq(late));
 	/* Nothing held back: no run. */
@@ -884,7 +884,7 @@ static int ioq_test_exit_hctx_fn(void *data)
 	struct ioq_test_exit_call *call = data;
 
 	WRITE_ONCE(call->started, true);
-	ioq_exit_hctx(call->hctx, 0);
+	ioq_mq_ops.exit_hctx(call->hctx, 0);
 	complete(&call->done);
 	return 0;
 }
@@ -991,10 +991,10 @@ static void ioq_test_merge_neighbours(struct kunit *test)
 	a->elv.priv[0] = &t->client;
 	b->elv.priv[0] = &t->client;
 	c->elv.priv[0] = &other;
-	KUNIT_EXPECT_PTR_EQ(test, ioq_latter_request(t->q, a), b);
-	KUNIT_EXPECT_PTR_EQ(test, ioq_former_request(t->q, b), a);
-	KUNIT_EXPECT_NULL(test, ioq_latter_request(t->q, b));
-	KUNIT_EXPECT_NULL(test, ioq_former_request(t->q, c));
+	KUNIT_EXPECT_PTR_EQ(test, ioq_mq_ops.next_request(t->q, a), b);
+	KUNIT_EXPECT_PTR_EQ(test, ioq_mq_ops.former_request(t->q, b), a);
+	KUNIT_EXPECT_NULL(test, ioq_mq_ops.next_request(t->q, b));
+	KUNIT_EXPECT_NULL(test, ioq_mq_ops.former_request(t->q, c));
 }
 
 static struct kunit_case ioq_sched_test_cases[] = {

@@ -995,30 +995,13 @@ static const struct blk_mq_debugfs_attr as_queue_debugfs_attrs[] = {
 #endif
 
 static struct elevator_type mq_as = {
+	/* ioq_elv_register() fills in the core's operations and icq. */
 	.ops = {
-		.depth_updated		= ioq_depth_updated,
-		.init_hctx		= ioq_init_hctx,
-		.exit_hctx		= ioq_exit_hctx,
-		.limit_depth		= ioq_limit_depth,
-		.allow_merge		= ioq_allow_merge,
-		.bio_merge		= ioq_bio_merge,
 		.request_merge		= as_request_merge,
 		.request_merged		= as_request_merged,
-		.requests_merged	= ioq_requests_merged,
-		.prepare_request	= ioq_prepare_request,
-		.finish_request		= ioq_finish_request,
-		.requeue_request	= ioq_requeue_request,
-		.insert_requests	= ioq_insert_requests,
-		.dispatch_request	= ioq_dispatch_request,
-		.has_work		= ioq_has_work,
-		.next_request		= ioq_latter_request,
-		.former_request		= ioq_former_request,
-		.exit_icq		= ioq_exit_icq,
 		.init_sched		= as_init_sched,
 		.exit_sched		= as_exit_sched,
 	},
-	.icq_size = sizeof(struct ioq_icq),
-	.icq_align = __alignof__(struct ioq_icq),
 #ifdef CONFIG_BLK_DEBUG_FS
 	.queue_debugfs_attrs = as_queue_debugfs_attrs,
 #endif
@@ -1037,7 +1020,7 @@ static int __init as_init(void)
 					    NULL);
 	if (!as_client_cache)
 		return -ENOMEM;
-	ret = elv_register(&mq_as);
+	ret = ioq_elv_register(&mq_as);
 	if (ret)
 		kmem_cache_destroy(as_client_cache);
 	return ret;

@@ -291,7 +291,7 @@ static void as_test_exit_ends_wait(struct kunit *test)
 	/* The window's own timer: not the run this test is after. */
 	ioq_sched_stop(&ad->core);
 	atomic_set(&ioq_kunit_runs, 0);
-	ioq_exit_icq(&reader->icq);
+	ioq_mq_ops.exit_icq(&reader->icq);
 	KUNIT_EXPECT_EQ(test, ioq_kunit_wait_run(1000), 1);
 	KUNIT_EXPECT_EQ(test, ad->antic_count[AS_ANTIC_EXITED], 1);
 	KUNIT_EXPECT_NULL(test, ad->antic_client);

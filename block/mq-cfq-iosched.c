@@ -1334,30 +1334,13 @@ static const struct blk_mq_debugfs_attr cfq_queue_debugfs_attrs[] = {
 #endif
 
 static struct elevator_type mq_cfq = {
+	/* ioq_elv_register() fills in the core's operations and icq. */
 	.ops = {
-		.depth_updated		= ioq_depth_updated,
-		.init_hctx		= ioq_init_hctx,
-		.exit_hctx		= ioq_exit_hctx,
-		.limit_depth		= ioq_limit_depth,
-		.allow_merge		= ioq_allow_merge,
-		.bio_merge		= ioq_bio_merge,
 		.request_merge		= cfq_request_merge,
 		.request_merged		= cfq_request_merged,
-		.requests_merged	= ioq_requests_merged,
-		.prepare_request	= ioq_prepare_request,
-		.finish_request		= ioq_finish_request,
-		.requeue_request	= ioq_requeue_request,
-		.insert_requests	= ioq_insert_requests,
-		.dispatch_request	= ioq_dispatch_request,
-		.has_work		= ioq_has_work,
-		.next_request		= ioq_latter_request,
-		.former_request		= ioq_former_request,
-		.exit_icq		= ioq_exit_icq,
 		.init_sched		= cfq_init_sched,
 		.exit_sched		= cfq_exit_sched,
 	},
-	.icq_size = sizeof(struct ioq_icq),
-	.icq_align = __alignof__(struct ioq_icq),
 #ifdef CONFIG_BLK_DEBUG_FS
 	.queue_debugfs_attrs = cfq_queue_debugfs_attrs,
 #endif
@@ -1374,7 +1357,7 @@ static int __init cfq_init(void)
 	cfq_queue_cache = KMEM_CACHE(cfq_queue, 0);
 	if (!cfq_queue_cache)
 		return -ENOMEM;
-	ret = elv_register(&mq_cfq);
+	ret = ioq_elv_register(&mq_cfq);
 	if (ret)
 		kmem_cache_destroy(cfq_queue_cache);
 	return ret;

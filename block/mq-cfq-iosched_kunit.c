@@ -213,7 +213,7 @@ static bool cfq_test_allows(struct cfq_data *cfqd, struct request *rq,
 
 	spin_lock_irq(&cfqd->core.lock);
 	cfqd->core.merge_client = &cfqq->client;
-	ok = ioq_allow_merge(cfqd->core.queue, rq, bio);
+	ok = ioq_mq_ops.allow_merge(cfqd->core.queue, rq, bio);
 	cfqd->core.merge_client = NULL;
 	spin_unlock_irq(&cfqd->core.lock);
 	return ok;
