@@ -90,8 +90,9 @@ EXPORT_SYMBOL_GPL(ioq_scale_by_level);
  * @pos: first sector of the request
  * @bytes: size of the request
  */
-bool ioq_request_is_seek(const struct ioq_seek_params *p, sector_t last_end,
-			 sector_t pos, unsigned int bytes)
+VISIBLE_IF_KUNIT bool ioq_request_is_seek(const struct ioq_seek_params *p,
+					  sector_t last_end, sector_t pos,
+					  unsigned int bytes)
 {
 	sector_t distance = ioq_distance(pos, last_end);
 
@@ -101,9 +102,9 @@ bool ioq_request_is_seek(const struct ioq_seek_params *p, sector_t last_end,
 }
 EXPORT_SYMBOL_IF_KUNIT(ioq_request_is_seek);
 
-void ioq_stats_add_request(struct ioq_stats *s,
-			   const struct ioq_seek_params *p,
-			   sector_t pos, unsigned int bytes)
+VISIBLE_IF_KUNIT void ioq_stats_add_request(struct ioq_stats *s,
+					    const struct ioq_seek_params *p,
+					    sector_t pos, unsigned int bytes)
 {
 	u32 size_samples = min(s->requests, 1U << IOQ_DECAY_SHIFT);
 
@@ -122,8 +123,8 @@ void ioq_stats_add_request(struct ioq_stats *s,
 }
 EXPORT_SYMBOL_IF_KUNIT(ioq_stats_add_request);
 
-bool ioq_stats_seeky(const struct ioq_stats *s,
-		     const struct ioq_seek_params *p)
+VISIBLE_IF_KUNIT bool ioq_stats_seeky(const struct ioq_stats *s,
+				      const struct ioq_seek_params *p)
 {
 	return hweight32(s->seek_history) > p->max_seeks;
 }
@@ -136,7 +137,8 @@ EXPORT_SYMBOL_IF_KUNIT(ioq_stats_seeky);
  * @idle_queue: the process had nothing queued or in flight, so the time
  *	since its last completion is time it spent thinking
  */
-void ioq_stats_arrival(struct ioq_stats *s, u64 now_ns, bool idle_queue)
+VISIBLE_IF_KUNIT void ioq_stats_arrival(struct ioq_stats *s, u64 now_ns,
+					bool idle_queue)
 {
 	if (!idle_queue || !s->last_completion_ns ||
 	    now_ns < s->last_completion_ns)
@@ -148,7 +150,7 @@ void ioq_stats_arrival(struct ioq_stats *s, u64 now_ns, bool idle_queue)
 EXPORT_SYMBOL_IF_KUNIT(ioq_stats_arrival);
 
 /* Completions may be accounted out of order: keep the latest. */
-void ioq_stats_completion(struct ioq_stats *s, u64 now_ns)
+VISIBLE_IF_KUNIT void ioq_stats_completion(struct ioq_stats *s, u64 now_ns)
 {
 	s->last_completion_ns = max(s->last_completion_ns, now_ns);
 }
@@ -174,7 +176,7 @@ static void ioq_par_reset_window(struct ioq_par_est *e)
 	e->window_completions = 0;
 }
 
-void ioq_par_init(struct ioq_par_est *e)
+VISIBLE_IF_KUNIT void ioq_par_init(struct ioq_par_est *e)
 {
 	memset(e, 0, sizeof(*e));
 }
@@ -220,7 +222,7 @@ reset:
 	ioq_par_reset_window(e);
 }
 
-void ioq_par_dispatch(struct ioq_par_est *e, u64 now_ns)
+VISIBLE_IF_KUNIT void ioq_par_dispatch(struct ioq_par_est *e, u64 now_ns)
 {
 	ioq_par_advance(e, now_ns);
 	e->in_flight++;
@@ -232,7 +234,7 @@ EXPORT_SYMBOL_IF_KUNIT(ioq_par_dispatch);
  * longer counts as in flight, and the window it was counted in measured a
  * device that refused work, not its parallelism, so the window is dropped.
  */
-void ioq_par_requeue(struct ioq_par_est *e, u64 now_ns)
+VISIBLE_IF_KUNIT void ioq_par_requeue(struct ioq_par_est *e, u64 now_ns)
 {
 	ioq_par_advance(e, now_ns);
 	if (e->in_flight)
@@ -241,7 +243,8 @@ void ioq_par_requeue(struct ioq_par_est *e, u64 now_ns)
 }
 EXPORT_SYMBOL_IF_KUNIT(ioq_par_requeue);
 
-void ioq_par_complete(struct ioq_par_est *e, u64 now_ns, bool small)
+VISIBLE_IF_KUNIT void ioq_par_complete(struct ioq_par_est *e, u64 now_ns,
+				       bool small)
 {
 	ioq_par_advance(e, now_ns);
 	if (e->in_flight)
@@ -263,7 +266,8 @@ EXPORT_SYMBOL_IF_KUNIT(ioq_par_complete);
  * Return: 1 when deep windows are not markedly faster than shallow ones,
  * otherwise the throughput gain, a lower bound on the number of units.
  */
-unsigned int ioq_par_units(const struct ioq_par_est *e, unsigned int prior)
+VISIBLE_IF_KUNIT unsigned int ioq_par_units(const struct ioq_par_est *e,
+					    unsigned int prior)
 {
 	u64 gain_x8;
 
@@ -291,8 +295,8 @@ EXPORT_SYMBOL_IF_KUNIT(ioq_par_units);
  * being an array of independent units, and its parallelism is measured
  * instead.
  */
-void ioq_layout_init(struct ioq_layout *l, unsigned int io_min,
-		     unsigned int io_opt, bool rotational)
+VISIBLE_IF_KUNIT void ioq_layout_init(struct ioq_layout *l, unsigned int io_min,
+				      unsigned int io_opt, bool rotational)
 {
 	l->chunk_sectors = 0;
 	l->units = 1;
@@ -325,8 +329,9 @@ EXPORT_SYMBOL_IF_KUNIT(ioq_layout_init);
  * Context: the caller serialises its calls on @l.
  * Return: true when the layout was taken anew.
  */
-bool ioq_layout_update(struct ioq_layout *l, unsigned int io_min,
-		       unsigned int io_opt, bool rotational)
+VISIBLE_IF_KUNIT bool ioq_layout_update(struct ioq_layout *l,
+					unsigned int io_min,
+					unsigned int io_opt, bool rotational)
 {
 	if (io_min == l->io_min && io_opt == l->io_opt &&
 	    rotational == l->rotational)
@@ -337,7 +342,8 @@ bool ioq_layout_update(struct ioq_layout *l, unsigned int io_min,
 EXPORT_SYMBOL_IF_KUNIT(ioq_layout_update);
 
 /* The unit that holds sector @pos; 0 without a layout. */
-unsigned int ioq_layout_unit(const struct ioq_layout *l, sector_t pos)
+VISIBLE_IF_KUNIT unsigned int ioq_layout_unit(const struct ioq_layout *l,
+					      sector_t pos)
 {
 	if (!l->chunk_sectors)
 		return 0;
@@ -491,7 +497,7 @@ EXPORT_SYMBOL_GPL(ioq_front_merge_candidate);
  *
  * A policy puts &struct ioq_sched first in its data and registers its
  * elevator_type with ioq_elv_register(), which fills in the core's
- * elevator operations (&ioq_mq_ops).  The core then does what any
+ * elevator operations (ioq_mq_ops).  The core then does what any
  * per-process scheduler on blk-mq has to: it keeps each process's client
  * (&struct ioq_client, in the policy's per-process object) through the
  * process's icq, restricts merges to the bio's own client, keeps a record
@@ -521,7 +527,8 @@ static inline struct ioq_sched *ioq_sched_of(const struct request_queue *q)
 	return q->elevator->elevator_data;
 }
 
-struct ioq_seek_params ioq_seek_params(const struct ioq_sched *s)
+VISIBLE_IF_KUNIT struct ioq_seek_params
+ioq_seek_params(const struct ioq_sched *s)
 {
 	const struct ioq_tunables *t = &s->tun;
 
@@ -616,7 +623,7 @@ EXPORT_SYMBOL_GPL(ioq_idle_stop);
  * Run the queue soon, from the timer: work was held back and neither a
  * completion nor a timer would run it.  Called with @s->lock held.
  */
-void ioq_kick(struct ioq_sched *s)
+VISIBLE_IF_KUNIT void ioq_kick(struct ioq_sched *s)
 {
 	ioq_arm_timer(s, 0);
 }
@@ -696,7 +703,8 @@ unsigned int ioq_units(struct ioq_sched *s, u64 now)
 }
 EXPORT_SYMBOL_GPL(ioq_units);
 
-unsigned int ioq_unit_of(const struct ioq_sched *s, const struct request *rq)
+VISIBLE_IF_KUNIT unsigned int ioq_unit_of(const struct ioq_sched *s,
+					  const struct request *rq)
 {
 	return ioq_layout_unit(&s->layout, blk_rq_pos(rq));
 }
@@ -1357,14 +1365,14 @@ EXPORT_SYMBOL_IF_KUNIT(ioq_mq_ops);
  * @e: its elevator type, with the policy's operations set: init_sched and
  *	exit_sched, and optionally request_merge and request_merged
  *
- * Fills in the core's elevator operations (&ioq_mq_ops) and the icq the
+ * Fills in the core's elevator operations (ioq_mq_ops) and the icq the
  * core keeps its clients in.  Each operation has one owner: a policy
- * that sets one of the core's, or an icq of its own, is refused.  The
- * counterpart is elv_unregister().
+ * that sets any operation but those four, or an icq of its own, is
+ * refused.  The counterpart is elv_unregister().
  *
  * Context: process context; may sleep.
- * Return: 0; -EINVAL if @e sets what the core owns or lacks init_sched
- * or exit_sched; or the error of elv_register().
+ * Return: 0; -EINVAL if @e sets any other operation or an icq, or lacks
+ * init_sched or exit_sched; or the error of elv_register().
  */
 int ioq_elv_register(struct elevator_type *e)
 {
@@ -1374,9 +1382,11 @@ int ioq_elv_register(struct elevator_type *e)
 	core_part.exit_sched = NULL;
 	core_part.request_merge = NULL;
 	core_part.request_merged = NULL;
-	if (WARN_ON_ONCE(!policy.init_sched || !policy.exit_sched ||
-			 memchr_inv(&core_part, 0, sizeof(core_part)) ||
-			 e->icq_size || e->icq_align))
+	if (WARN_ONCE(!policy.init_sched || !policy.exit_sched ||
+		      memchr_inv(&core_part, 0, sizeof(core_part)) ||
+		      e->icq_size || e->icq_align,
+		      "blk-ioq: %s lacks init_sched or exit_sched, or sets what the core owns\n",
+		      e->elevator_name))
 		return -EINVAL;
 	e->ops = ioq_mq_ops;
 	e->ops.init_sched = policy.init_sched;

@@ -72,15 +72,6 @@ static inline sector_t ioq_distance(sector_t a, sector_t b)
 }
 
 u64 ioq_scale_by_level(u64 base, unsigned int level);
-bool ioq_request_is_seek(const struct ioq_seek_params *p, sector_t last_end,
-			 sector_t pos, unsigned int bytes);
-void ioq_stats_add_request(struct ioq_stats *s,
-			   const struct ioq_seek_params *p,
-			   sector_t pos, unsigned int bytes);
-bool ioq_stats_seeky(const struct ioq_stats *s,
-		     const struct ioq_seek_params *p);
-void ioq_stats_arrival(struct ioq_stats *s, u64 now_ns, bool idle_queue);
-void ioq_stats_completion(struct ioq_stats *s, u64 now_ns);
 bool ioq_stats_thinks_within(const struct ioq_stats *s, u64 limit_ns);
 
 /*
@@ -111,12 +102,6 @@ struct ioq_par_est {
 	u64 last_deep_ns;
 };
 
-void ioq_par_init(struct ioq_par_est *e);
-void ioq_par_dispatch(struct ioq_par_est *e, u64 now_ns);
-void ioq_par_complete(struct ioq_par_est *e, u64 now_ns, bool small);
-void ioq_par_requeue(struct ioq_par_est *e, u64 now_ns);
-unsigned int ioq_par_units(const struct ioq_par_est *e, unsigned int prior);
-
 /*
  * Layout of a striped device (a RAID), from the topology it reports:
  * chunks of io_min bytes lie on consecutive units, and a full stripe is
@@ -134,12 +119,6 @@ struct ioq_layout {
 	unsigned int io_opt;
 	bool rotational;
 };
-
-void ioq_layout_init(struct ioq_layout *l, unsigned int io_min,
-		     unsigned int io_opt, bool rotational);
-bool ioq_layout_update(struct ioq_layout *l, unsigned int io_min,
-		       unsigned int io_opt, bool rotational);
-unsigned int ioq_layout_unit(const struct ioq_layout *l, sector_t pos);
 
 /*
  * A per-process queue of requests: sorted by sector for the elevator
@@ -363,7 +342,6 @@ static inline void ioq_get_client(struct ioq_client *c)
 	c->ref++;
 }
 
-struct ioq_seek_params ioq_seek_params(const struct ioq_sched *s);
 bool ioq_client_seeky(const struct ioq_sched *s, const struct ioq_client *c);
 
 /* The idle window: the device held for a client's next request. */
@@ -376,9 +354,7 @@ void ioq_arm_timer(struct ioq_sched *s, u64 delay_ns);
 void ioq_idle_start(struct ioq_sched *s, u64 now, u64 window);
 u64 ioq_idle_stop(struct ioq_sched *s, u64 now);
 
-void ioq_kick(struct ioq_sched *s);
 unsigned int ioq_units(struct ioq_sched *s, u64 now);
-unsigned int ioq_unit_of(const struct ioq_sched *s, const struct request *rq);
 bool ioq_unit_free_for(const struct ioq_sched *s, const struct ioq_client *c,
 		       const struct request *rq, u64 now);
 
@@ -448,6 +424,34 @@ int ioq_records_show(void *data, struct seq_file *m);
 #endif
 
 #if IS_ENABLED(CONFIG_KUNIT)
+/*
+ * The core's own steps, static without KUnit so that they can inline into
+ * the elevator operations: seek statistics, the parallelism estimator,
+ * the layout, units, and running the queue.
+ */
+bool ioq_request_is_seek(const struct ioq_seek_params *p, sector_t last_end,
+			 sector_t pos, unsigned int bytes);
+void ioq_stats_add_request(struct ioq_stats *s,
+			   const struct ioq_seek_params *p,
+			   sector_t pos, unsigned int bytes);
+bool ioq_stats_seeky(const struct ioq_stats *s,
+		     const struct ioq_seek_params *p);
+void ioq_stats_arrival(struct ioq_stats *s, u64 now_ns, bool idle_queue);
+void ioq_stats_completion(struct ioq_stats *s, u64 now_ns);
+void ioq_par_init(struct ioq_par_est *e);
+void ioq_par_dispatch(struct ioq_par_est *e, u64 now_ns);
+void ioq_par_requeue(struct ioq_par_est *e, u64 now_ns);
+void ioq_par_complete(struct ioq_par_est *e, u64 now_ns, bool small);
+unsigned int ioq_par_units(const struct ioq_par_est *e, unsigned int prior);
+void ioq_layout_init(struct ioq_layout *l, unsigned int io_min,
+		     unsigned int io_opt, bool rotational);
+bool ioq_layout_update(struct ioq_layout *l, unsigned int io_min,
+		       unsigned int io_opt, bool rotational);
+unsigned int ioq_layout_unit(const struct ioq_layout *l, sector_t pos);
+struct ioq_seek_params ioq_seek_params(const struct ioq_sched *s);
+void ioq_kick(struct ioq_sched *s);
+unsigned int ioq_unit_of(const struct ioq_sched *s, const struct request *rq);
+
 /* The lock-held steps of the elevator operations, for policies' tests. */
 void ioq_sched_insert(struct ioq_sched *s, struct request *rq,
 		      blk_insert_t flags, u64 now);
@@ -459,6 +463,8 @@ struct ioq_record_set *ioq_alloc_records(unsigned int nr, int node,
 					 gfp_t gfp);
 void ioq_grow_records(struct ioq_sched *s, struct blk_mq_hw_ctx *hctx);
 struct ioq_record *ioq_record_of(const struct request *rq);
+
+/* The core's elevator operations (see ioq_elv_register()), for tests. */
 extern const struct elevator_mq_ops ioq_mq_ops;
 #endif
 
