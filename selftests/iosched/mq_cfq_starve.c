@@ -31,10 +31,13 @@
  *	HOST_SLACK * (max(fifo_expire_sync, 2 * slice_idle)
  *		      + QUANTUM_SLACK * service).
  *
- * A mean does not see the host's tail: with three test runs on two host
- * cores, a starved turn of 16 ms lasted 104 ms, against a bound of 58 ms
- * from a mean service of 1.6 ms.  Both bounds add the longest stall of
- * the guest measured during the run (see cfq_stall_probe_start()).
+ * The slice a starved turn is granted is checked exactly, from
+ * mq_cfq_slice_start's slice_ns: at most max(fifo_expire_sync,
+ * 2 * slice_idle).  How long the turn then lasts depends on the host as
+ * well: with three test runs on two host cores, a turn granted 16 ms
+ * lasted 104 ms against this bound of 58 ms.  The log says how late a
+ * SCHED_FIFO sleeper woke at worst during the run (see
+ * cfq_stall_probe_start()), for the reader to judge such a failure.
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -441,6 +444,7 @@ struct trace_summary {
 	double read_service_sum;	/* issued to completed */
 	long read_services;
 	long starved_turns;
+	double longest_starved_slice;	/* granted, at its slice_start */
 	double longest_starved_turn;	/* first completion to expiry */
 	bool incomplete;
 };
@@ -492,6 +496,7 @@ static void starved_turn_event(struct trace_summary *s, const char *line,
 {
 	const char *used = strstr(line, " used_ns=");
 	const char *at = strstr(line, ": mq_cfq_slice_");
+	const char *granted;
 	double t;
 
 	if (!at)
@@ -502,6 +507,10 @@ static void starved_turn_event(struct trace_summary *s, const char *line,
 	} else if (strstr(line, ": mq_cfq_slice_start: ")) {
 		*in_turn = strstr(line, " turn=starved");
 		s->starved_turns += *in_turn;
+		granted = strstr(line, " slice_ns=");
+		if (*in_turn && granted && strtod(granted + 10, NULL) / 1e9 >
+				s->longest_starved_slice)
+			s->longest_starved_slice = strtod(granted + 10, NULL) / 1e9;
 	} else if (used && strstr(line, ": mq_cfq_slice_expire: ")) {
 		if (*in_turn && strtod(used + 9, NULL) / 1e9 >
 				s->longest_starved_turn)
@@ -598,9 +607,10 @@ static double run_workers(struct __test_metadata *_metadata, struct run *run,
 TEST_F_TIMEOUT(starve, writeback_waits_within_its_bound, FINISH_S + 60)
 {
 	double fifo_async, fifo_sync, slice_sync, slice_idle, idle;
-	double service, drain, stall;
+	double service, drain, stall = 0, starved_slice;
 	double start, end, async_bound, turn_bound;
 	struct cfq_stall_probe probe;
+	int probe_err;
 	struct trace_summary s;
 	FILE *f;
 
@@ -626,11 +636,10 @@ TEST_F_TIMEOUT(starve, writeback_waits_within_its_bound, FINISH_S + 60)
 	ASSERT_LE(0, slice_idle);
 	ASSERT_LE(0, idle);
 
-	ASSERT_EQ(0, cfq_stall_probe_start(&probe));
+	probe_err = cfq_stall_probe_start(&probe);
 	start = run_workers(_metadata, self->run, self->dev, &end);
-	stall = cfq_stall_probe_stop(&probe);
-	ASSERT_LE(0, stall)
-		TH_LOG("cannot measure the guest's stalls at SCHED_FIFO");
+	if (!probe_err)
+		stall = cfq_stall_probe_stop(&probe);
 	ASSERT_EQ(0, write_file(INSTANCE, "tracing_on", "0"));
 	ASSERT_EQ(0, trace_overruns())
 		TH_LOG("the trace lost events: enlarge buffer_size_kb");
@@ -645,33 +654,39 @@ TEST_F_TIMEOUT(starve, writeback_waits_within_its_bound, FINISH_S + 60)
 
 	service = s.read_service_sum / s.read_services * 1e3;
 	drain = (READERS + QUANTUM_SLACK) * service;
-	async_bound = HOST_SLACK * (fifo_async + slice_sync + idle + drain) +
-		      stall;
-	turn_bound = HOST_SLACK * (cfq_larger(fifo_sync, 2 * slice_idle) +
-				   QUANTUM_SLACK * service) + stall;
+	async_bound = HOST_SLACK * (fifo_async + slice_sync + idle + drain);
+	starved_slice = cfq_larger(fifo_sync, 2 * slice_idle);
+	turn_bound = HOST_SLACK * (starved_slice + QUANTUM_SLACK * service);
 	TH_LOG("%.0f s: %ld reads, %ld MiB written, %ld async writes dispatched",
 	       end - start, self->run->reads, self->run->writes,
 	       s.async_issued);
 	TH_LOG("read service %.2f ms; a read waited at most %.0f ms", service,
 	       s.longest_read_wait * 1e3);
-	TH_LOG("the guest stalled at most %.1f ms", stall);
+	if (probe_err)
+		TH_LOG("a SCHED_FIFO sleeper's lateness not measured: %s",
+		       strerror(-probe_err));
+	else
+		TH_LOG("a SCHED_FIFO sleeper woke at worst %.1f ms late", stall);
 	TH_LOG("writeback waited at most %.0f ms, %.1f s into the run",
 	       s.longest_async_wait * 1e3, s.longest_async_at);
 	TH_LOG("  bound %d x (fifo_expire_async %.0f + slice_sync %.0f",
 	       HOST_SLACK, fifo_async, slice_sync);
-	TH_LOG("  + idle %.0f + %d reads) + stall = %.0f ms", idle,
+	TH_LOG("  + idle %.0f + %d reads) = %.0f ms", idle,
 	       READERS + QUANTUM_SLACK, async_bound);
-	TH_LOG("%ld starved turns, the longest %.1f ms", s.starved_turns,
+	TH_LOG("%ld starved turns, granted at most %.1f ms, the longest %.1f ms",
+	       s.starved_turns, s.longest_starved_slice * 1e3,
 	       s.longest_starved_turn * 1e3);
 	TH_LOG("  bound %d x (max(fifo_expire_sync %.0f, 2 x slice_idle %.0f)",
 	       HOST_SLACK, fifo_sync, slice_idle);
-	TH_LOG("  + %d requests) + stall = %.1f ms", QUANTUM_SLACK,
-	       turn_bound);
+	TH_LOG("  + %d requests) = %.1f ms", QUANTUM_SLACK, turn_bound);
 	EXPECT_LT(0, s.async_issued)
 		TH_LOG("background writeback was never dispatched");
 	EXPECT_GE(async_bound, s.longest_async_wait * 1e3)
 		TH_LOG("writeback waited %.0f ms with no write dispatched",
 		       s.longest_async_wait * 1e3);
+	EXPECT_GE(starved_slice, s.longest_starved_slice * 1e3)
+		TH_LOG("a starved turn was granted %.1f ms, more than %.0f ms",
+		       s.longest_starved_slice * 1e3, starved_slice);
 	EXPECT_GE(turn_bound, s.longest_starved_turn * 1e3)
 		TH_LOG("a starved turn kept the readers out %.1f ms",
 		       s.longest_starved_turn * 1e3);

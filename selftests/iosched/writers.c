@@ -86,14 +86,15 @@
  * so that a reader starved on every read cannot raise its own bound.
  *
  * The measured means scale the bound with a slow host (TCG, a debug
- * kernel, other guests); a fixed number of seconds did not.  Means do not
- * see the host's tail, though (a read 2.4 % over its bound with three test
- * runs on two host cores), so both bounds add the longest stall of the
- * guest measured during the run (see cfq_stall_probe_start()).  In TCG
+ * kernel, other guests); a fixed number of seconds did not.  In TCG
  * guests the slowest write() was up to 11 times the writers' mean (1.50 s
  * against 134 ms on ide), the slowest read 0.03 to 0.38 s against means
  * of 0.3 to 15 ms.  In the 2003 thread a writer was locked out for seconds
- * while the others wrote.
+ * while the others wrote.  Means do not see the host's tail, though: with
+ * three test runs on two host cores, a read on the debug kernel took
+ * 2475 ms against a bound of 2416 ms.  The log says how late a SCHED_FIFO
+ * sleeper woke at worst during the run (see cfq_stall_probe_start()), for
+ * the reader to judge such a failure.
  *
  * The hung-task detector, for the length of the test, reports a task in
  * uninterruptible sleep for HUNG_TIMEOUT_S, checking every second: fsync
@@ -597,15 +598,14 @@ static int sched_waits(waits_fn scheduler_waits, const struct run *run,
  * and for the reader, in the scheduler's terms (see HOST_SLACK).
  */
 static void lockout_bounds(const struct sched_waits *waits,
-			   const struct worker *w, double stall_ms,
-			   double *writer, double *reader)
+			   const struct worker *w, double *writer,
+			   double *reader)
 {
 	double write_ms = mean_call_ms(w, 0, WRITERS - 1);
 
-	*writer = HOST_SLACK * (waits->writer + STEADY_CALLS * write_ms) +
-		  stall_ms;
+	*writer = HOST_SLACK * (waits->writer + STEADY_CALLS * write_ms);
 	*reader = HOST_SLACK * (waits->reader + write_ms +
-				DRAIN_CALLS * waits->alone_read) + stall_ms;
+				DRAIN_CALLS * waits->alone_read);
 }
 
 /* When @w's slowest call ended, and whether writers were syncing then. */
@@ -632,17 +632,17 @@ static void run_workers(struct __test_metadata *_metadata,
 			const char *disk, const char *dev,
 			unsigned long long bytes)
 {
-	double start, writer_ms, reader_ms, stall_ms;
+	double start, writer_ms, reader_ms, stall_ms = 0;
 	struct cfq_stall_probe probe;
 	struct sched_waits waits;
 	const char *why;
-	int i, finished;
+	int i, finished, probe_err;
 	pid_t pid;
 
 	ASSERT_EQ(0, sched_waits(scheduler_waits, run, disk, dev, bytes, &waits,
 				 &why))
 		TH_LOG("%s on %s", why, disk);
-	ASSERT_EQ(0, cfq_stall_probe_start(&probe));
+	probe_err = cfq_stall_probe_start(&probe);
 	start = cfq_now();
 	for (i = 0; i <= WRITERS; i++) {
 		pid = fork();
@@ -656,13 +656,17 @@ static void run_workers(struct __test_metadata *_metadata,
 		run->w[i].pid = pid;	/* only the parent writes it */
 	}
 	finished = wait_workers(run->w, start + FINISH_S);
-	stall_ms = cfq_stall_probe_stop(&probe);
-	ASSERT_LE(0, stall_ms)
-		TH_LOG("cannot measure the guest's stalls at SCHED_FIFO");
-	lockout_bounds(&waits, run->w, stall_ms, &writer_ms, &reader_ms);
+	if (!probe_err)
+		stall_ms = cfq_stall_probe_stop(&probe);
+	lockout_bounds(&waits, run->w, &writer_ms, &reader_ms);
 	TH_LOG("lockout bounds: a write() %.0f ms, a read %.0f ms (alone %.1f ms)",
 	       writer_ms, reader_ms, waits.alone_read);
-	TH_LOG("the guest stalled at most %.1f ms", stall_ms);
+	if (probe_err)
+		TH_LOG("a SCHED_FIFO sleeper's lateness not measured: %s",
+		       strerror(-probe_err));
+	else
+		TH_LOG("a SCHED_FIFO sleeper woke at worst %.1f ms late",
+		       stall_ms);
 
 	for (i = 0; i <= WRITERS; i++) {
 		struct worker *w = &run->w[i];
@@ -711,8 +715,14 @@ static void as_check_shares(struct __test_metadata *_metadata,
 		TH_LOG("cannot read mq-as's debugfs antic (CONFIG_BLK_DEBUG_FS)");
 	TH_LOG("waits ended by the read: %lld, by the window: %lld",
 	       antic_count(disk, "arrived"), antic_count(disk, "timeout"));
+	TH_LOG("  by a close request: %lld, otherwise: %lld",
+	       antic_count(disk, "close"),
+	       antic_count(disk, "exited") + antic_count(disk, "bypass"));
 	TH_LOG("waits not started: %lld (think time), %lld (seek)",
 	       antic_count(disk, "thinks"), antic_count(disk, "seeks"));
+	TH_LOG("  %lld (next request queued), %lld (tags), %lld (near)",
+	       antic_count(disk, "queued"), antic_count(disk, "tags"),
+	       antic_count(disk, "near"));
 	TH_LOG("a write batch's count at the end: %lld requests",
 	       as_debugfs_value(disk, "batch", "write_batch_count"));
 	TH_LOG("waits for writeback's next write: %lld, it came in %lld",
