@@ -23,21 +23,20 @@
  *
  * where service is the mean read service time measured in the same run
  * (so a slow host makes the bound as much longer as it makes the device)
- * and HOST_SLACK allows for a guest CPU slowed by its host.  The readers
- * must not be starved instead: from mq-cfq's own tracepoints, no starved
- * turn lasts longer than a read's deadline (at least two idle windows) and
- * the requests then on the device,
+ * and HOST_SLACK allows for a guest CPU slowed by its host.
  *
- *	HOST_SLACK * (max(fifo_expire_sync, 2 * slice_idle)
- *		      + QUANTUM_SLACK * service).
- *
- * The slice a starved turn is granted is checked exactly, from
- * mq_cfq_slice_start's slice_ns: at most max(fifo_expire_sync,
- * 2 * slice_idle).  How long the turn then lasts depends on the host as
- * well: with three test runs on two host cores, a turn granted 16 ms
- * lasted 104 ms against this bound of 58 ms.  The log says how late a
- * SCHED_FIFO sleeper woke at worst during the run (see
- * cfq_stall_probe_start()), for the reader to judge such a failure.
+ * The readers must not be starved instead, and that is checked in what
+ * the scheduler decides, from its tracepoints, whatever the host's speed:
+ * a starved turn happens (the test's premise), each is granted at most
+ * max(fifo_expire_sync, 2 * slice_idle) (mq_cfq_slice_start's slice_ns),
+ * and each ends at its first dispatch past that: at most QUANTUM_SLACK
+ * async writes are issued after its slice, those dispatched before the
+ * end while the device was busy, one for each CPU that ran the queue (2
+ * were seen with two vCPUs, 60 with the expiry of starved turns taken
+ * out of mq-cfq).  How long a turn lasts is only logged: it adds the
+ * host's delays, and with three test runs on two host cores a turn
+ * granted 16 ms lasted 104 ms.  So is how late a SCHED_FIFO sleeper woke
+ * at worst during the run (see cfq_stall_probe_start()).
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -64,7 +63,10 @@
 /* How long the readers and the writer run together. */
 #define RUN_S		8
 #define FINISH_S	240
-/* Requests beyond one per reader that may be on the device or due. */
+/*
+ * Requests beyond one per reader that may be on the device or due, or
+ * that the scheduler dispatched before a starved turn ended.
+ */
 #define QUANTUM_SLACK	8
 #define HOST_SLACK	2
 /* Dirty memory small enough that writeback runs all along. */
@@ -446,7 +448,12 @@ struct trace_summary {
 	long starved_turns;
 	double longest_starved_slice;	/* granted, at its slice_start */
 	double longest_starved_turn;	/* first completion to expiry */
+	int most_issued_late;		/* in a turn, after its slice ended */
 	bool incomplete;
+	/* the starved turn the trace is in, if any */
+	bool in_starved_turn;
+	double turn_slice_end;
+	int turn_issued_late;
 };
 
 /* A stretch of async writes waiting with none dispatched ended at @t. */
@@ -488,35 +495,56 @@ static void read_event(struct trace_summary *s, struct open_requests *queued,
 }
 
 /*
- * A starved turn's length, from its slice_start ("turn=starved": its first
- * request completed) to its slice_expire ("used_ns=").
+ * A starved turn: the slice it is granted at its slice_start ("slice_ns=",
+ * from its first request's completion) and its length, to its
+ * slice_expire ("used_ns=").
  */
 static void starved_turn_event(struct trace_summary *s, const char *line,
-			       double start, double end, bool *in_turn)
+			       double start, double end)
 {
 	const char *used = strstr(line, " used_ns=");
 	const char *at = strstr(line, ": mq_cfq_slice_");
-	const char *granted;
+	const char *granted = strstr(line, " slice_ns=");
 	double t;
 
 	if (!at)
 		return;
 	t = event_time(line, at);
 	if (t < start || t > end) {
-		*in_turn = false;
+		s->in_starved_turn = false;
 	} else if (strstr(line, ": mq_cfq_slice_start: ")) {
-		*in_turn = strstr(line, " turn=starved");
-		s->starved_turns += *in_turn;
-		granted = strstr(line, " slice_ns=");
-		if (*in_turn && granted && strtod(granted + 10, NULL) / 1e9 >
-				s->longest_starved_slice)
-			s->longest_starved_slice = strtod(granted + 10, NULL) / 1e9;
+		s->in_starved_turn = strstr(line, " turn=starved") && granted;
+		if (!s->in_starved_turn)
+			return;
+		s->starved_turns++;
+		s->turn_slice_end = t + strtod(granted + 10, NULL) / 1e9;
+		s->turn_issued_late = 0;
+		s->longest_starved_slice =
+			cfq_larger(s->longest_starved_slice,
+				   strtod(granted + 10, NULL) / 1e9);
 	} else if (used && strstr(line, ": mq_cfq_slice_expire: ")) {
-		if (*in_turn && strtod(used + 9, NULL) / 1e9 >
-				s->longest_starved_turn)
-			s->longest_starved_turn = strtod(used + 9, NULL) / 1e9;
-		*in_turn = false;
+		if (s->in_starved_turn)
+			s->longest_starved_turn =
+				cfq_larger(s->longest_starved_turn,
+					   strtod(used + 9, NULL) / 1e9);
+		s->in_starved_turn = false;
 	}
+}
+
+/*
+ * An async write issued in a starved turn after its slice ended: one the
+ * scheduler dispatched before the end, which waited for the device (it
+ * takes one request at a time); the scheduler's first dispatch after the
+ * end ends the turn.
+ */
+static void starved_turn_issue(struct trace_summary *s,
+			       const struct rq_event *ev)
+{
+	if (!s->in_starved_turn || ev->t <= s->turn_slice_end)
+		return;
+	s->turn_issued_late++;
+	if (s->turn_issued_late > s->most_issued_late)
+		s->most_issued_late = s->turn_issued_late;
 }
 
 /*
@@ -529,13 +557,12 @@ static void summarize_trace(FILE *f, double start, double end,
 {
 	static struct open_requests writes, reads, reads_out;
 	double since = 0;	/* async writes waiting, none issued, since */
-	bool in_starved_turn = false;
 	struct rq_event ev;
 	char line[512];
 
 	memset(s, 0, sizeof(*s));
 	while (fgets(line, sizeof(line), f)) {
-		starved_turn_event(s, line, start, end, &in_starved_turn);
+		starved_turn_event(s, line, start, end);
 		if (!parse_event(line, &ev) || ev.t > end)
 			continue;
 		if (ev.read)
@@ -547,6 +574,7 @@ static void summarize_trace(FILE *f, double start, double end,
 				since = ev.t;
 			open_add(&writes, &ev);
 		} else if (ev.kind == EV_ISSUE) {
+			starved_turn_issue(s, &ev);
 			if (writes.nr)
 				async_wait_ended(s, since, ev.t, start);
 			open_close(&writes, &ev);
@@ -608,7 +636,7 @@ TEST_F_TIMEOUT(starve, writeback_waits_within_its_bound, FINISH_S + 60)
 {
 	double fifo_async, fifo_sync, slice_sync, slice_idle, idle;
 	double service, drain, stall = 0, starved_slice;
-	double start, end, async_bound, turn_bound;
+	double start, end, async_bound;
 	struct cfq_stall_probe probe;
 	int probe_err;
 	struct trace_summary s;
@@ -656,7 +684,6 @@ TEST_F_TIMEOUT(starve, writeback_waits_within_its_bound, FINISH_S + 60)
 	drain = (READERS + QUANTUM_SLACK) * service;
 	async_bound = HOST_SLACK * (fifo_async + slice_sync + idle + drain);
 	starved_slice = cfq_larger(fifo_sync, 2 * slice_idle);
-	turn_bound = HOST_SLACK * (starved_slice + QUANTUM_SLACK * service);
 	TH_LOG("%.0f s: %ld reads, %ld MiB written, %ld async writes dispatched",
 	       end - start, self->run->reads, self->run->writes,
 	       s.async_issued);
@@ -673,23 +700,26 @@ TEST_F_TIMEOUT(starve, writeback_waits_within_its_bound, FINISH_S + 60)
 	       HOST_SLACK, fifo_async, slice_sync);
 	TH_LOG("  + idle %.0f + %d reads) = %.0f ms", idle,
 	       READERS + QUANTUM_SLACK, async_bound);
-	TH_LOG("%ld starved turns, granted at most %.1f ms, the longest %.1f ms",
-	       s.starved_turns, s.longest_starved_slice * 1e3,
-	       s.longest_starved_turn * 1e3);
-	TH_LOG("  bound %d x (max(fifo_expire_sync %.0f, 2 x slice_idle %.0f)",
-	       HOST_SLACK, fifo_sync, slice_idle);
-	TH_LOG("  + %d requests) = %.1f ms", QUANTUM_SLACK, turn_bound);
+	TH_LOG("%ld starved turns, granted at most %.1f ms", s.starved_turns,
+	       s.longest_starved_slice * 1e3);
+	TH_LOG("  bound max(fifo_expire_sync %.0f, 2 x slice_idle %.0f)",
+	       fifo_sync, slice_idle);
+	TH_LOG("  the longest lasted %.1f ms", s.longest_starved_turn * 1e3);
+	TH_LOG("  async writes issued after a turn's slice: at most %d",
+	       s.most_issued_late);
 	EXPECT_LT(0, s.async_issued)
 		TH_LOG("background writeback was never dispatched");
 	EXPECT_GE(async_bound, s.longest_async_wait * 1e3)
 		TH_LOG("writeback waited %.0f ms with no write dispatched",
 		       s.longest_async_wait * 1e3);
+	EXPECT_LT(0, s.starved_turns)
+		TH_LOG("no starved turn: the readers never kept writeback out");
 	EXPECT_GE(starved_slice, s.longest_starved_slice * 1e3)
 		TH_LOG("a starved turn was granted %.1f ms, more than %.0f ms",
 		       s.longest_starved_slice * 1e3, starved_slice);
-	EXPECT_GE(turn_bound, s.longest_starved_turn * 1e3)
-		TH_LOG("a starved turn kept the readers out %.1f ms",
-		       s.longest_starved_turn * 1e3);
+	EXPECT_GE(QUANTUM_SLACK, s.most_issued_late)
+		TH_LOG("a starved turn went on past its slice: %d writes after it",
+		       s.most_issued_late);
 }
 
 TEST_HARNESS_MAIN
