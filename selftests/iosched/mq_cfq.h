@@ -89,6 +89,9 @@ static inline void cfq_stall_probe_main(long long *longest_ns, pid_t parent)
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)	/* it died before prctl() */
 		_exit(1);
+	/* Sleeps before the parent made it SCHED_FIFO would not count. */
+	while (sched_getscheduler(0) != SCHED_FIFO)
+		nanosleep(&period, NULL);
 	for (;;) {
 		before = cfq_now_ns();
 		nanosleep(&period, NULL);
@@ -127,14 +130,20 @@ static inline int cfq_stall_probe_start(struct cfq_stall_probe *probe)
 	return 0;
 }
 
-/* Stop the probe: how late its sleep ended at worst, in ms. */
+/*
+ * Stop the probe: how late its sleep ended at worst, in ms; -1 if it had
+ * ended before (killed), so that it saw only part of the run.
+ */
 static inline double cfq_stall_probe_stop(struct cfq_stall_probe *probe)
 {
 	double longest_ms;
+	bool ended = waitpid(probe->pid, NULL, WNOHANG) == probe->pid;
 
-	kill(probe->pid, SIGKILL);
-	waitpid(probe->pid, NULL, 0);
-	longest_ms = *probe->longest_ns / 1e6;
+	if (!ended) {
+		kill(probe->pid, SIGKILL);
+		waitpid(probe->pid, NULL, 0);
+	}
+	longest_ms = ended ? -1 : *probe->longest_ns / 1e6;
 	munmap(probe->longest_ns, sizeof(*probe->longest_ns));
 	return longest_ms;
 }

@@ -664,6 +664,8 @@ static void run_workers(struct __test_metadata *_metadata,
 	if (probe_err)
 		TH_LOG("a SCHED_FIFO sleeper's lateness not measured: %s",
 		       strerror(-probe_err));
+	else if (stall_ms < 0)
+		TH_LOG("a SCHED_FIFO sleeper's lateness: it ended early");
 	else
 		TH_LOG("a SCHED_FIFO sleeper woke at worst %.1f ms late",
 		       stall_ms);
@@ -715,9 +717,9 @@ static void as_check_shares(struct __test_metadata *_metadata,
 		TH_LOG("cannot read mq-as's debugfs antic (CONFIG_BLK_DEBUG_FS)");
 	TH_LOG("waits ended by the read: %lld, by the window: %lld",
 	       antic_count(disk, "arrived"), antic_count(disk, "timeout"));
-	TH_LOG("  by a close request: %lld, otherwise: %lld",
-	       antic_count(disk, "close"),
-	       antic_count(disk, "exited") + antic_count(disk, "bypass"));
+	TH_LOG("  by a close request: %lld, its process's exit: %lld, a bypass: %lld",
+	       antic_count(disk, "close"), antic_count(disk, "exited"),
+	       antic_count(disk, "bypass"));
 	TH_LOG("waits not started: %lld (think time), %lld (seek)",
 	       antic_count(disk, "thinks"), antic_count(disk, "seeks"));
 	TH_LOG("  %lld (next request queued), %lld (tags), %lld (near)",
