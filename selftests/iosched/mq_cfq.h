@@ -70,6 +70,7 @@ static inline double cfq_larger(double a, double b)
 
 struct cfq_stall_probe {
 	pid_t pid;
+	int start_err;			/* -errno: no probe runs */
 	long long *longest_ns;		/* shared with the child */
 };
 
@@ -101,51 +102,66 @@ static inline void cfq_stall_probe_main(long long *longest_ns, pid_t parent)
 	}
 }
 
-/* Start measuring; -errno if no probe runs at SCHED_FIFO. */
-static inline int cfq_stall_probe_start(struct cfq_stall_probe *probe)
+/*
+ * Start measuring.  A probe that cannot run at SCHED_FIFO is not an error
+ * of the test: cfq_stall_probe_stop() says so instead of a figure.
+ */
+static inline void cfq_stall_probe_start(struct cfq_stall_probe *probe)
 {
 	struct sched_param param = { .sched_priority = 1 };
 	pid_t parent = getpid();
-	int err;
 
+	probe->start_err = 0;
+	probe->pid = -1;
 	probe->longest_ns = mmap(NULL, sizeof(*probe->longest_ns),
 				 PROT_READ | PROT_WRITE,
 				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (probe->longest_ns == MAP_FAILED)
-		return -errno;
+	if (probe->longest_ns == MAP_FAILED) {
+		probe->start_err = -errno;
+		return;
+	}
 	*probe->longest_ns = 0;
 	probe->pid = fork();
 	if (!probe->pid)
 		cfq_stall_probe_main(probe->longest_ns, parent);
 	if (probe->pid < 0 ||
 	    sched_setscheduler(probe->pid, SCHED_FIFO, &param)) {
-		err = errno;
+		probe->start_err = -errno;
 		if (probe->pid > 0) {
 			kill(probe->pid, SIGKILL);
 			waitpid(probe->pid, NULL, 0);
 		}
 		munmap(probe->longest_ns, sizeof(*probe->longest_ns));
-		return -err;
 	}
-	return 0;
 }
 
 /*
- * Stop the probe: how late its sleep ended at worst, in ms; -1 if it had
- * ended before (killed), so that it saw only part of the run.
+ * Stop the probe and say in @buf, for the log, how late its sleep ended
+ * at worst, or why there is no figure: it did not start, or it ended
+ * before (killed) and saw only part of the run.  Returns @buf.
  */
-static inline double cfq_stall_probe_stop(struct cfq_stall_probe *probe)
+static inline const char *cfq_stall_probe_stop(struct cfq_stall_probe *probe,
+					       char *buf, size_t len)
 {
-	double longest_ms;
-	bool ended = waitpid(probe->pid, NULL, WNOHANG) == probe->pid;
+	bool ended;
 
+	if (probe->start_err) {
+		snprintf(buf, len, "a SCHED_FIFO sleeper's lateness not measured: %s",
+			 strerror(-probe->start_err));
+		return buf;
+	}
+	ended = waitpid(probe->pid, NULL, WNOHANG) == probe->pid;
 	if (!ended) {
 		kill(probe->pid, SIGKILL);
 		waitpid(probe->pid, NULL, 0);
 	}
-	longest_ms = ended ? -1 : *probe->longest_ns / 1e6;
+	if (ended)
+		snprintf(buf, len, "a SCHED_FIFO sleeper's lateness: it ended early");
+	else
+		snprintf(buf, len, "a SCHED_FIFO sleeper woke at worst %.1f ms late",
+			 *probe->longest_ns / 1e6);
 	munmap(probe->longest_ns, sizeof(*probe->longest_ns));
-	return longest_ms;
+	return buf;
 }
 
 /* mq-cfq tunable @name of @disk (milliseconds for the time ones); -1: none. */
