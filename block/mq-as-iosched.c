@@ -354,6 +354,27 @@ static enum as_antic_why as_antic_veto(const struct as_data *ad,
 	return AS_NR_ANTIC_WHYS;
 }
 
+/*
+ * Why the device is not held for the last sync dispatch's process, and
+ * the figures weighed, for the tracer.  Only when it listens: a veto may
+ * come with every sync dispatch.
+ */
+static void as_trace_veto(const struct as_data *ad, const struct request *rq,
+			  enum as_antic_why veto)
+{
+	const struct ioq_client *c = ad->antic_client;
+	sector_t distance;
+
+	if (!trace_mq_as_antic_veto_enabled())
+		return;
+	distance = rq ? ioq_distance(blk_rq_pos(rq),
+				     ad->dir[AS_SYNC].head_pos) : 0;
+	trace_mq_as_antic_veto(ad->core.queue, c->pid, as_antic_names[veto],
+			       c->stats.think_time_ns, c->stats.think_samples,
+			       as_ms(ad->tun.antic_expire), c->stats.seek_mean,
+			       c->stats.seek_samples, distance);
+}
+
 /* Whether to wait for the last sync dispatch's process instead of @rq. */
 static bool as_anticipate(struct as_data *ad, const struct request *rq,
 			  u64 now)
@@ -367,6 +388,7 @@ static bool as_anticipate(struct as_data *ad, const struct request *rq,
 	if (veto == AS_NR_ANTIC_WHYS)
 		return true;
 	ad->antic_count[veto]++;
+	as_trace_veto(ad, rq, veto);
 	ad->antic = AS_ANTIC_FINISHED;
 	return false;
 }

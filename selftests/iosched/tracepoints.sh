@@ -4,9 +4,14 @@
 # The series' tracepoints fire for the disk under test and say what
 # happened: mq-cfq's slice start and expiry and idle start and end while
 # two sequential readers share the disk (idle_nonrot set, so that every
-# kind of disk idles), and readahead_window's decisions for a buffered
-# sequential reader: one "initial" window, then "grow" windows that
-# move forward through the file.
+# kind of disk idles); mq-as's anticipation start and end for a
+# sequential reader beside a random one, a wait that its next read ends,
+# and vetoes for two readers that think longer than the window, with the
+# think time that decided them (antic_nonrot set and one spindle, so
+# that mq-as anticipates on every kind); and
+# readahead_window's decisions for a buffered sequential reader: one
+# "initial" window, then "grow" windows that move forward through the
+# file.
 #
 # Environment: IOSCHED_DISK (e.g. "sda").
 
@@ -20,8 +25,20 @@ TRACE=/tmp/tracepoints.$$.trace
 # The sequential reader's range of the disk, in 4 KiB pages: 64 MiB on.
 RA_FIRST_PAGE=16384
 RA_PAGES=8192
-CFQ_EVENTS="mq_cfq_slice_start mq_cfq_slice_expire mq_cfq_idle_start mq_cfq_idle_end"
+CFQ_EVENTS="mq_cfq_slice_start mq_cfq_slice_expire"
+CFQ_EVENTS="$CFQ_EVENTS mq_cfq_idle_start mq_cfq_idle_end"
 EXPIRY_PIDS_TEST="slices expire for both readers"
+AS_EVENTS="mq_as_antic_start mq_as_antic_end mq_as_antic_veto"
+AS_ARRIVED_TEST="mq_as_antic_end: waits end with the read, more often than not"
+AS_THINKS_TEST="mq_as_antic_veto: thinks vetoes weigh a think past the window"
+# Waits ended by the read, at least: one per reader would be the
+# unmeasured processes' waits alone.
+AS_MIN_ARRIVED=10
+# Sectors between the thinkers' regions, at least (64 MiB).
+AS_THINKERS_APART=131072
+# The thinkers' pause after each read, in us: over three windows.
+THINK_US=20000
+ANTIC_EXPIRE_MS=6
 
 # Record the events of systems/events $1 (e.g. "mq_cfq") while "$2..."
 # runs; the trace lands in $TRACE.
@@ -52,17 +69,18 @@ two_sequential_readers()
 		--time_based --runtime=3 >/dev/null 2>&1
 }
 
-# Lines of event $1 in $TRACE for this disk ("MAJ,MIN" in mq_cfq events).
-cfq_events()
+# Lines of event $1 in $TRACE for this disk ("MAJ,MIN" in the events).
+disk_events()
 {
 	grep " $1: $(tr : , <"/sys/block/$DISK/dev") " "$TRACE"
 }
 
-check_cfq_event()
+# check_event SYSTEM EVENT: it fired for this disk.
+check_event()
 {
-	count=$(cfq_events "$1" | wc -l)
-	ktap_print_msg "$1: $count events"
-	ktap_test_result "mq_cfq:$1 fires" [ "$count" -gt 0 ]
+	count=$(disk_events "$2" | wc -l)
+	ktap_print_msg "$2: $count events"
+	ktap_test_result "$1:$2 fires" [ "$count" -gt 0 ]
 }
 
 check_cfq_events()
@@ -74,12 +92,130 @@ check_cfq_events()
 		ktap_print_msg "fio or the trace failed"
 	echo "$old_idle" >"$idle_nonrot"
 	for event in $CFQ_EVENTS; do
-		check_cfq_event "$event"
+		check_event mq_cfq "$event"
 	done
 	# An expiry names the slice's queue: both readers' pids appear.
-	pids=$(cfq_events mq_cfq_slice_expire | sed -n 's/.* pid=\([0-9]*\) sync .*/\1/p' |
+	pids=$(disk_events mq_cfq_slice_expire |
+		sed -n 's/.* pid=\([0-9]*\) sync .*/\1/p' |
 		sort -u | wc -l)
 	ktap_test_result "$EXPIRY_PIDS_TEST ($pids pids)" [ "$pids" -ge 2 ]
+}
+
+# A sequential reader, worth waiting for, beside a random reader that
+# thinks THINK_US after each read: when the thinker's read comes, mq-as
+# waits for the sequential reader's next one instead.
+reader_and_thinker()
+{
+	fio --filename="/dev/$DISK" --direct=1 --size=64M --time_based \
+		--runtime=2 \
+		--name=seq --offset=0 --rw=read --bs=64k \
+		--name=thinker --offset=128M --rw=randread --bs=4k \
+		--thinktime=$THINK_US >/dev/null 2>&1
+}
+
+# Two readers, in two parts of the disk, that think THINK_US after each
+# read: when one's read comes, mq-as weighs waiting for the other.
+two_thinkers()
+{
+	fio --filename="/dev/$DISK" --direct=1 --rw=randread --bs=4k \
+		--size=64M --time_based --runtime=2 --thinktime=$THINK_US \
+		--name=thinker1 --offset=0 --name=thinker2 --offset=128M \
+		>/dev/null 2>&1
+}
+
+readers_then_thinkers()
+{
+	reader_and_thinker && two_thinkers
+}
+
+# Set mq-as's tunable $1 to $2 (mq-as is left through none at the end,
+# so that nothing stays behind).
+set_as_tunable()
+{
+	echo "$2" >"/sys/block/$DISK/queue/iosched/$1"
+}
+
+# Fail each mq-as result, for reason $1.
+fail_as_tests()
+{
+	for event in $AS_EVENTS; do
+		ktap_test_fail "mq_as:$event fires ($1)"
+	done
+	ktap_test_fail "$AS_ARRIVED_TEST ($1)"
+	ktap_test_fail "$AS_THINKS_TEST ($1)"
+}
+
+# How many events $1 in $TRACE gave each reason.
+event_reasons()
+{
+	disk_events "$1" | sed -n 's/.* reason=\([a-z]*\).*/\1/p' | sort |
+		uniq -c | tr -s ' \n' ' '
+}
+
+# Whether every "thinks" veto in $TRACE weighed a measured think time
+# above its window for a request in the other thinker's region, and one
+# at least half the thinkers' pause (and under a second).
+as_thinks_above_window()
+{
+	disk_events mq_as_antic_veto |
+	awk -v pause_ns=$((THINK_US * 1000)) -v apart=$AS_THINKERS_APART '
+		/ reason=thinks( |$)/ {
+			for (i = 1; i <= NF; i++) {
+				split($i, kv, "=")
+				v[kv[1]] = kv[2]
+			}
+			think = v["think_ns"] + 0
+			if (v["think_samples"] + 0 == 0 ||
+			    think <= v["window_ns"] + 0 ||
+			    v["distance"] + 0 < apart)
+				wrong++
+			else if (think >= pause_ns / 2 && think < 1e9)
+				found = 1
+		}
+		END {
+			if (wrong)
+				print wrong " within the window or too near"
+			exit wrong || !found
+		}'
+}
+
+# How many mq_as_antic_end events in $TRACE gave reason $1.
+as_ends()
+{
+	disk_events mq_as_antic_end | grep -c " reason=$1\$"
+}
+
+check_as_events()
+{
+	if [ ! -d "$TRACEFS/events/mq_as" ]; then
+		fail_as_tests "no mq_as events"
+		return
+	fi
+	if ! set_as_tunable antic_nonrot 1 || ! set_as_tunable spindles 1 ||
+		! set_as_tunable antic_expire $ANTIC_EXPIRE_MS; then
+		fail_as_tests "cannot set mq-as's tunables"
+		return
+	fi
+	trace_while mq_as readers_then_thinkers ||
+		ktap_print_msg "fio or the trace failed"
+	for event in $AS_EVENTS; do
+		check_event mq_as "$event"
+	done
+	ktap_print_msg "vetoes: $(event_reasons mq_as_antic_veto)"
+	ktap_print_msg "ends: $(event_reasons mq_as_antic_end)"
+	arrived=$(as_ends arrived)
+	if [ "$arrived" -ge $AS_MIN_ARRIVED ] &&
+		[ "$arrived" -gt "$(as_ends timeout)" ]; then
+		ktap_test_pass "$AS_ARRIVED_TEST"
+	else
+		ktap_test_fail "$AS_ARRIVED_TEST"
+	fi
+	if wrong=$(as_thinks_above_window); then
+		ktap_test_pass "$AS_THINKS_TEST"
+	else
+		ktap_print_msg "thinks vetoes: ${wrong:-none between half the pause and 1 s}"
+		ktap_test_fail "$AS_THINKS_TEST"
+	fi
 }
 
 sequential_buffered_read()
@@ -137,13 +273,14 @@ check_readahead_events()
 
 skip_unless_mq_cfq_disk "$DISK"
 [ -d "$TRACEFS/events" ] || mount -t tracefs nodev "$TRACEFS" 2>/dev/null
-if [ ! -d "$TRACEFS/events/mq_cfq" ] || [ ! -d "$TRACEFS/events/readahead" ]; then
+if [ ! -d "$TRACEFS/events/mq_cfq" ] ||
+	[ ! -d "$TRACEFS/events/readahead" ]; then
 	ktap_skip_all "no trace events (CONFIG_FTRACE, CONFIG_ENABLE_DEFAULT_TRACERS)"
 	exit "$KSFT_SKIP"
 fi
 
 ktap_print_header
-ktap_set_plan 7
+ktap_set_plan 12
 old=$(active_scheduler "$DISK")
 if select_scheduler "$DISK" mq-cfq; then
 	check_cfq_events
@@ -153,7 +290,15 @@ else
 	done
 	ktap_test_fail "$EXPIRY_PIDS_TEST (could not select mq-cfq)"
 fi
-select_scheduler "$DISK" "$old" || ktap_print_msg "could not restore $old"
+# mq-as's events appear with it, if it is a module.
+if select_scheduler "$DISK" mq-as; then
+	check_as_events
+else
+	fail_as_tests "could not select mq-as"
+fi
+# Through none: the old scheduler starts again with its defaults.
+select_scheduler "$DISK" none &&
+	select_scheduler "$DISK" "$old" || ktap_print_msg "could not restore $old"
 check_readahead_events
 rm -f "$TRACE"
 ktap_finished

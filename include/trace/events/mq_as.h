@@ -46,6 +46,48 @@ TRACE_EVENT(mq_as_antic_end,
 		      __entry->waited_ns, __entry->reason)
 );
 
+/*
+ * The device was not held for process pid, and why: queued (its next
+ * request is), tags (every scheduler tag is taken), near (distance, from
+ * the head to the sync request that goes instead, is short), thinks
+ * (think_ns, the process's decayed mean think time over think_samples,
+ * is past window_ns) or seeks (seek_mean, its decayed mean seek in
+ * sectors over seek_samples, is past distance).  distance is 0 if no
+ * sync request is queued.
+ */
+TRACE_EVENT(mq_as_antic_veto,
+	    TP_PROTO(struct request_queue *q, pid_t pid, const char *reason,
+		     u64 think_ns, u32 think_samples, u64 window_ns,
+		     u64 seek_mean, u32 seek_samples, u64 distance),
+	    TP_ARGS(q, pid, reason, think_ns, think_samples, window_ns,
+		    seek_mean, seek_samples, distance),
+	    TP_STRUCT__entry(__field(u64, think_ns)
+			     __field(u64, window_ns)
+			     __field(u64, seek_mean)
+			     __field(u64, distance)
+			     __field(dev_t, dev)
+			     __field(pid_t, pid)
+			     __field(u32, think_samples)
+			     __field(u32, seek_samples)
+			     __array(char, reason, MQ_AS_NAME_LEN)),
+	    TP_fast_assign(__entry->think_ns = think_ns;
+			   __entry->window_ns = window_ns;
+			   __entry->seek_mean = seek_mean;
+			   __entry->distance = distance;
+			   __entry->dev = disk_devt(q->disk);
+			   __entry->pid = pid;
+			   __entry->think_samples = think_samples;
+			   __entry->seek_samples = seek_samples;
+			   strscpy(__entry->reason, reason,
+				   sizeof(__entry->reason))),
+	    TP_printk("%d,%d pid=%d think_ns=%llu think_samples=%u window_ns=%llu seek_mean=%llu seek_samples=%u distance=%llu reason=%s",
+		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->pid,
+		      __entry->think_ns, __entry->think_samples,
+		      __entry->window_ns, __entry->seek_mean,
+		      __entry->seek_samples, __entry->distance,
+		      __entry->reason)
+);
+
 #endif /* _TRACE_MQ_AS_H */
 
 /* This part must be outside protection */
