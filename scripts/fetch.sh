@@ -20,7 +20,7 @@ fetch_tarball()
 	mv "$TARBALL.part" "$TARBALL"
 }
 
-tarball_matches() { [ "$(sha256sum <"$TARBALL" | cut -d' ' -f1)" = "$LINUX_SHA256" ]; }
+tarball_matches() { [ "$(file_sha256 "$TARBALL")" = "$LINUX_SHA256" ]; }
 
 check_tarball()
 {

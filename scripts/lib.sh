@@ -196,10 +196,16 @@ debian_package_file()
 {
 	local pkg=$1 version=$2 file=$3 sha256=$4 dest=$5 sum
 	extract_package_file "$pkg" "$version" "$file" "$dest"
-	sum=$(sha256sum <"$dest.part" | cut -d' ' -f1)
+	sum=$(file_sha256 "$dest.part")
 	[ "$sum" = "$sha256" ] || { rm -f "$dest.part";
 		die "checksum mismatch for $file of $pkg $version: got $sum, pinned $sha256"; }
 	mv "$dest.part" "$dest"
+}
+
+# sha256 of file $1's contents, in hex.
+file_sha256()
+{
+	sha256sum <"$1" | cut -d' ' -f1
 }
 
 # sha256 of the named files' contents and names, in order.
@@ -278,7 +284,7 @@ record_stamps()
 	local f
 	while read -r f; do
 		[ -n "$f" ] && [ -f "$1/$f" ] || continue
-		printf '%s %s %s\n' "$(sha256sum <"$1/$f" | cut -d' ' -f1)" \
+		printf '%s %s %s\n' "$(file_sha256 "$1/$f")" \
 			"$(stat -c %.9Y "$1/$f")" "$f"
 	done >"$2"
 }
@@ -296,7 +302,7 @@ restore_stamps()
 	done <"$2"
 	while read -r f; do
 		[ -n "$f" ] && [ -e "$1/$f" ] || continue
-		sum=$(sha256sum <"$1/$f" | cut -d' ' -f1)
+		sum=$(file_sha256 "$1/$f")
 		old=${was[$f]:-}
 		if [ "${old%% *}" = "$sum" ]; then
 			touch -d "@${old#* }" "$1/$f"

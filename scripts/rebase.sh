@@ -39,7 +39,7 @@ package_file_sha256()
 {
 	local dest=$REBASE/dl/pinned-file
 	extract_package_file "$1" "$2" "$3" "$dest" || exit 1
-	sha256sum <"$dest.part" | cut -d' ' -f1
+	file_sha256 "$dest.part"
 	rm -f "$dest.part"
 }
 
@@ -110,7 +110,7 @@ unpack_version()
 	mkdir -p "$NEW_PRISTINE"
 	tar -xf "$tarball" -C "$NEW_PRISTINE" --strip-components=1
 	chmod -R a-w "$NEW_PRISTINE"
-	printf '%s\n%s\n' "$version" "$(sha256sum <"$tarball" | cut -d' ' -f1)" >"$stamp"
+	printf '%s\n%s\n' "$version" "$(file_sha256 "$tarball")" >"$stamp"
 	rm -f "$tarball"
 	sed -n 2p "$stamp"
 }
