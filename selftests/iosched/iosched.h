@@ -78,6 +78,18 @@ static inline int iosched_write_str(const char *path, const char *val)
 	return iosched_write_attr(path, val, strlen(val));
 }
 
+/* Write @val to file @name of directory @dir; 0 or -errno. */
+static inline int iosched_write_in(const char *dir, const char *name,
+				   const char *val)
+{
+	char path[PATH_MAX];
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >=
+	    (int)sizeof(path))
+		return -ENAMETOOLONG;
+	return iosched_write_str(path, val);
+}
+
 /* /sys/block/<disk>/queue/<name> into @path. */
 static inline void iosched_queue_attr(const char *disk, const char *name,
 				      char *path, size_t len)

@@ -59,19 +59,49 @@ static inline double cfq_larger(double a, double b)
 }
 
 /*
- * How late a SCHED_FIFO task's sleep of CFQ_STALL_PERIOD_NS ended, at
- * worst, while a test ran: the time its vCPU was not run by the host
- * (TCG, other guests), or ran interrupts or kernel code that did not let
- * it in.  Only logged, next to bounds that a slow host may exceed: it is
- * what one vCPU lost at worst, once, not what any one interval lost (on
- * a debug kernel it read 74 to 896 ms in runs of minutes).
+ * Stall probes: on each CPU the test may use, a SCHED_FIFO task pinned
+ * there sleeps until a time CFQ_STALL_PERIOD_NS ahead and records every
+ * sleep that ended more than CFQ_STALL_MIN_NS late as an episode, from
+ * when it was due to when it woke.  A stretch of at least
+ * CFQ_STALL_ALL_MIN_NS in which the sleepers of all CPUs were late at
+ * once is time in which no CPU ran a SCHED_FIFO task: mostly the host not
+ * running the guest's vCPUs (TCG, other guests, a loaded machine), but
+ * also kernel code that kept every CPU from its sleeper at once, the
+ * scheduler under test included.  So what it excuses is capped by its
+ * users.  The callers need _GNU_SOURCE (CPU affinity).
  */
 #define CFQ_STALL_PERIOD_NS	5000000
+#define CFQ_STALL_MIN_NS	2000000
+#define CFQ_STALL_ALL_MIN_NS	10000000
+#define CFQ_STALL_MAX_CPUS	8
+/* Per CPU: a run of FINISH_S (450 s) late every period fits. */
+#define CFQ_STALL_EPISODES	65536
+#define CFQ_STALL_LINE		160	/* cfq_stall_probe_stop()'s, enough */
+
+struct cfq_stall_episode {
+	long long from_ns;	/* CLOCK_MONOTONIC, as cfq_now() */
+	long long to_ns;
+};
+
+/*
+ * One CPU's sleeper's record, shared with it.  Its episodes never
+ * overlap one another (a sleep starts after the last wake-up), which
+ * cfq_stall_all_cpus() relies on.
+ */
+struct cfq_stall_cpu {
+	long long latest_ns;		/* how late it woke at worst */
+	long long lost_from_ns;		/* the first episode not kept, or 0 */
+	unsigned int episodes;
+	struct cfq_stall_episode ep[CFQ_STALL_EPISODES];
+};
 
 struct cfq_stall_probe {
-	pid_t pid;
 	int start_err;			/* -errno: no probe runs */
-	long long *longest_ns;		/* shared with the child */
+	bool ended_early;		/* a sleeper died: no figure */
+	int cpus;			/* probed, each with a sleeper */
+	pid_t pids[CFQ_STALL_MAX_CPUS];	/* -1: reaped */
+	struct cfq_stall_cpu *cpu;	/* mapped of them, shared */
+	int mapped;
 };
 
 static inline long long cfq_now_ns(void)
@@ -82,86 +112,247 @@ static inline long long cfq_now_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static inline void cfq_stall_probe_main(long long *longest_ns, pid_t parent)
+static inline void cfq_stall_record(struct cfq_stall_cpu *c, long long due,
+				    long long woke)
+{
+	if (woke - due > c->latest_ns)
+		c->latest_ns = woke - due;
+	if (woke - due <= CFQ_STALL_MIN_NS)
+		return;
+	if (c->episodes == CFQ_STALL_EPISODES) {
+		if (!c->lost_from_ns)
+			c->lost_from_ns = due;
+		return;
+	}
+	/* The parent reads the record once the sleepers are reaped. */
+	c->ep[c->episodes].from_ns = due;
+	c->ep[c->episodes].to_ns = woke;
+	c->episodes++;
+}
+
+static inline void cfq_stall_probe_main(struct cfq_stall_cpu *c, int cpu,
+					pid_t parent)
 {
 	const struct timespec period = { .tv_nsec = CFQ_STALL_PERIOD_NS };
-	long long before, late;
+	struct timespec at;
+	long long due;
+	cpu_set_t set;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)	/* it died before prctl() */
+		_exit(1);
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
 		_exit(1);
 	/* Sleeps before the parent made it SCHED_FIFO would not count. */
 	while (sched_getscheduler(0) != SCHED_FIFO)
 		nanosleep(&period, NULL);
 	for (;;) {
-		before = cfq_now_ns();
-		nanosleep(&period, NULL);
-		late = cfq_now_ns() - before - CFQ_STALL_PERIOD_NS;
-		if (late > __atomic_load_n(longest_ns, __ATOMIC_RELAXED))
-			__atomic_store_n(longest_ns, late, __ATOMIC_RELAXED);
+		/* Due from now: a late wake-up does not shift the next. */
+		due = cfq_now_ns() + CFQ_STALL_PERIOD_NS;
+		at.tv_sec = due / 1000000000LL;
+		at.tv_nsec = due % 1000000000LL;
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at,
+				       NULL) == EINTR)
+			;
+		cfq_stall_record(c, due, cfq_now_ns());
 	}
 }
 
+/* Stop the sleepers that are still there; the record stays. */
+static inline void cfq_stall_probe_kill(struct cfq_stall_probe *probe)
+{
+	int i;
+
+	for (i = 0; i < probe->cpus; i++) {
+		if (probe->pids[i] <= 0)
+			continue;
+		kill(probe->pids[i], SIGKILL);
+		waitpid(probe->pids[i], NULL, 0);
+		probe->pids[i] = -1;
+	}
+}
+
+/* A sleeper for CPU @cpu, the next of @probe's. */
+static inline int cfq_stall_probe_fork(struct cfq_stall_probe *probe, int cpu)
+{
+	struct sched_param param = { .sched_priority = 1 };
+	pid_t parent = getpid(), pid;
+
+	pid = fork();
+	if (!pid)
+		cfq_stall_probe_main(&probe->cpu[probe->cpus], cpu, parent);
+	if (pid < 0)
+		return -errno;
+	probe->pids[probe->cpus++] = pid;
+	return sched_setscheduler(pid, SCHED_FIFO, &param) ? -errno : 0;
+}
+
 /*
- * Start measuring.  A probe that cannot run at SCHED_FIFO is not an error
- * of the test: cfq_stall_probe_stop() says so instead of a figure.
+ * Start a sleeper on each CPU the test may run on.  A probe that cannot
+ * run is not an error of the test: cfq_stall_probe_stop() says so
+ * instead of a figure, and no stall is known.
  */
 static inline void cfq_stall_probe_start(struct cfq_stall_probe *probe)
 {
-	struct sched_param param = { .sched_priority = 1 };
-	pid_t parent = getpid();
+	cpu_set_t allowed;
+	int cpu, cpus;
 
-	probe->start_err = 0;
-	probe->pid = -1;
-	probe->longest_ns = mmap(NULL, sizeof(*probe->longest_ns),
-				 PROT_READ | PROT_WRITE,
-				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (probe->longest_ns == MAP_FAILED) {
+	memset(probe, 0, sizeof(*probe));
+	if (sched_getaffinity(0, sizeof(allowed), &allowed)) {
 		probe->start_err = -errno;
 		return;
 	}
-	*probe->longest_ns = 0;
-	probe->pid = fork();
-	if (!probe->pid)
-		cfq_stall_probe_main(probe->longest_ns, parent);
-	if (probe->pid < 0 ||
-	    sched_setscheduler(probe->pid, SCHED_FIFO, &param)) {
-		probe->start_err = -errno;
-		if (probe->pid > 0) {
-			kill(probe->pid, SIGKILL);
-			waitpid(probe->pid, NULL, 0);
-		}
-		munmap(probe->longest_ns, sizeof(*probe->longest_ns));
+	cpus = CPU_COUNT(&allowed);
+	if (cpus > CFQ_STALL_MAX_CPUS) {
+		probe->start_err = -E2BIG;	/* more CPUs than it follows */
+		return;
 	}
+	/* Zeroed, as anonymous memory comes. */
+	probe->cpu = mmap(NULL, cpus * sizeof(*probe->cpu),
+			  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			  -1, 0);
+	if (probe->cpu == MAP_FAILED) {
+		probe->start_err = -errno;
+		probe->cpu = NULL;
+		return;
+	}
+	probe->mapped = cpus;
+	for (cpu = 0; cpu < CPU_SETSIZE && !probe->start_err; cpu++)
+		if (CPU_ISSET(cpu, &allowed))
+			probe->start_err = cfq_stall_probe_fork(probe, cpu);
+	if (probe->start_err)
+		cfq_stall_probe_kill(probe);
+}
+
+static inline int cfq_stall_cmp(const void *a, const void *b)
+{
+	const long long *x = a, *y = b;
+
+	return (*x > *y) - (*x < *y);
+}
+
+/* Whether @probe's record covers [.., @to_ns]: nothing lost before it. */
+static inline bool cfq_stall_known(const struct cfq_stall_probe *probe,
+				   long long to_ns)
+{
+	int cpu;
+
+	if (probe->start_err || probe->ended_early || probe->cpus < 2)
+		return false;
+	for (cpu = 0; cpu < probe->cpus; cpu++)
+		if (probe->cpu[cpu].lost_from_ns &&
+		    probe->cpu[cpu].lost_from_ns < to_ns)
+			return false;
+	return true;
 }
 
 /*
- * Stop the probe and say in @buf, for the log, how late its sleep ended
- * at worst, or why there is no figure: it did not start, or it ended
- * before (killed) and saw only part of the run.  Returns @buf.
+ * How long, in ns of [@from_ns, @to_ns], the sleepers of all CPUs were
+ * late at once, in stretches of at least CFQ_STALL_ALL_MIN_NS; -1 if
+ * that is not known (no probe, one CPU, or a record lost before @to_ns).
+ * Call it once the probe is stopped.  Each episode gives two stamps, its
+ * end marked by the low bit: sorted, a count of open episodes walks the
+ * time, and all CPUs are late while it is the number of CPUs.
+ */
+static inline long long cfq_stall_all_cpus(const struct cfq_stall_probe *probe,
+					   long long from_ns, long long to_ns)
+{
+	long long *stamps, total = 0, since = 0, t;
+	unsigned int i, e, n = 0, max = 0;
+	int cpu, open = 0;
+
+	if (!cfq_stall_known(probe, to_ns))
+		return -1;
+	for (cpu = 0; cpu < probe->cpus; cpu++)
+		max += 2 * probe->cpu[cpu].episodes;
+	stamps = malloc((max ?: 1) * sizeof(*stamps));
+	if (!stamps)
+		return -1;
+	for (cpu = 0; cpu < probe->cpus; cpu++) {
+		const struct cfq_stall_cpu *c = &probe->cpu[cpu];
+
+		for (e = 0; e < c->episodes; e++) {
+			long long a = c->ep[e].from_ns, b = c->ep[e].to_ns;
+
+			a = a < from_ns ? from_ns : a;
+			b = b > to_ns ? to_ns : b;
+			if (a >= b)
+				continue;
+			stamps[n++] = a << 1;
+			stamps[n++] = b << 1 | 1;
+		}
+	}
+	qsort(stamps, n, sizeof(*stamps), cfq_stall_cmp);
+	for (i = 0; i < n; i++) {
+		t = stamps[i] >> 1;
+		if (stamps[i] & 1) {
+			if (open == probe->cpus &&
+			    t - since >= CFQ_STALL_ALL_MIN_NS)
+				total += t - since;
+			open--;
+		} else if (++open == probe->cpus) {
+			since = t;
+		}
+	}
+	free(stamps);
+	return total;
+}
+
+/*
+ * Stop the probe and say in @buf, for the log, how late a sleeper woke
+ * at worst and how long no CPU ran one, or why there is no figure.  The
+ * record stays for cfq_stall_all_cpus() until cfq_stall_probe_free().
+ * Returns @buf.
  */
 static inline const char *cfq_stall_probe_stop(struct cfq_stall_probe *probe,
 					       char *buf, size_t len)
 {
-	bool ended;
+	long long latest = 0, still;
+	int cpu;
 
+	if (probe->start_err == -E2BIG) {
+		snprintf(buf, len, "SCHED_FIFO sleepers not run: more than %d CPUs",
+			 CFQ_STALL_MAX_CPUS);
+		return buf;
+	}
 	if (probe->start_err) {
-		snprintf(buf, len, "a SCHED_FIFO sleeper's lateness not measured: %s",
+		snprintf(buf, len, "SCHED_FIFO sleepers not run: %s",
 			 strerror(-probe->start_err));
 		return buf;
 	}
-	ended = waitpid(probe->pid, NULL, WNOHANG) == probe->pid;
-	if (!ended) {
-		kill(probe->pid, SIGKILL);
-		waitpid(probe->pid, NULL, 0);
+	for (cpu = 0; cpu < probe->cpus; cpu++)
+		if (probe->pids[cpu] > 0 &&
+		    waitpid(probe->pids[cpu], NULL, WNOHANG) == probe->pids[cpu]) {
+			probe->pids[cpu] = -1;
+			probe->ended_early = true;
+		}
+	cfq_stall_probe_kill(probe);
+	if (probe->ended_early) {
+		snprintf(buf, len, "SCHED_FIFO sleepers: one ended early");
+		return buf;
 	}
-	if (ended)
-		snprintf(buf, len, "a SCHED_FIFO sleeper's lateness: it ended early");
+	for (cpu = 0; cpu < probe->cpus; cpu++)
+		if (probe->cpu[cpu].latest_ns > latest)
+			latest = probe->cpu[cpu].latest_ns;
+	still = cfq_stall_all_cpus(probe, 0, LLONG_MAX);
+	if (still < 0)
+		snprintf(buf, len,
+			 "SCHED_FIFO sleepers on %d CPUs: %.1f ms late at worst; all late: unknown",
+			 probe->cpus, latest / 1e6);
 	else
-		snprintf(buf, len, "a SCHED_FIFO sleeper woke at worst %.1f ms late",
-			 *probe->longest_ns / 1e6);
-	munmap(probe->longest_ns, sizeof(*probe->longest_ns));
+		snprintf(buf, len,
+			 "SCHED_FIFO sleepers on %d CPUs: %.1f ms late at worst; all late %.1f ms",
+			 probe->cpus, latest / 1e6, still / 1e6);
 	return buf;
+}
+
+static inline void cfq_stall_probe_free(struct cfq_stall_probe *probe)
+{
+	if (probe->cpu)
+		munmap(probe->cpu, probe->mapped * sizeof(*probe->cpu));
+	probe->cpu = NULL;
 }
 
 /* mq-cfq tunable @name of @disk (milliseconds for the time ones); -1: none. */

@@ -41,19 +41,18 @@
  * Not checked: a turn that holds the device past its slice without
  * dispatching.  How long a turn lasts is only logged: it adds the host's
  * delays, and with three test runs on two host cores a turn granted
- * 16 ms lasted 104 ms.  So is how late a SCHED_FIFO sleeper woke at worst
- * during the run (see cfq_stall_probe_start()).
+ * 16 ms lasted 104 ms.  So is how late SCHED_FIFO sleepers woke during
+ * the run, at worst and all CPUs at once (see cfq_stall_probe_start()).
  */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdio.h>
 #include <sys/mman.h>
-#include <sys/mount.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "../kselftest_harness.h"
+#include "iosched_trace.h"
 #include "mq_cfq.h"
 
 #define READERS		24
@@ -77,8 +76,7 @@
 #define DIRTY_BACKGROUND_BYTES	"4194304"
 
 #define DISK_NAME	"cfqstarve"
-#define TRACEFS		"/sys/kernel/tracing"
-#define INSTANCE	TRACEFS "/instances/" DISK_NAME
+#define QUEUE_DIR	"/sys/block/" DISK_NAME "/queue"
 #define VM_SYSCTL	"/proc/sys/vm"
 #define STR(x)		#x
 #define XSTR(x)		STR(x)
@@ -103,24 +101,8 @@ FIXTURE(starve) {
 	char saved[ARRAY_SIZE(dirty_sysctls)][32];
 	bool sysctls_changed;
 	bool disk_made;
-	bool instance_made;
+	struct iosched_trace trace;	/* an instance named DISK_NAME */
 };
-
-static int write_file(const char *dir, const char *name, const char *val)
-{
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	return iosched_write_str(path, val);
-}
-
-/* Mount @type at @dir unless @probe exists; whether it does then. */
-static bool mounted(const char *type, const char *dir, const char *probe)
-{
-	if (access(probe, F_OK))
-		mount(type, dir, type, 0, NULL);
-	return !access(probe, F_OK);
-}
 
 /*
  * Nothing is changed here: a failed ASSERT in a fixture's setup skips its
@@ -133,10 +115,10 @@ FIXTURE_SETUP(starve)
 
 	if (!iosched_nullb_available())
 		SKIP(return, "no null_blk in configfs (CONFIG_BLK_DEV_NULL_BLK)");
-	if (!mounted("tracefs", TRACEFS, TRACEFS "/instances"))
+	if (!iosched_tracefs())
 		SKIP(return, "no tracefs for the block events (CONFIG_FTRACE)");
 	if (!access(IOSCHED_NULLB_DIR "/" DISK_NAME, F_OK) ||
-	    !access(INSTANCE, F_OK))
+	    iosched_trace_exists(&self->trace, DISK_NAME))
 		SKIP(return, "%s is in use: another run, or one that crashed",
 		     DISK_NAME);
 	for (i = 0; i < ARRAY_SIZE(dirty_sysctls); i++) {
@@ -175,8 +157,7 @@ FIXTURE_TEARDOWN(starve)
 		}
 		munmap(self->run, sizeof(*self->run));
 	}
-	if (self->instance_made)
-		rmdir(INSTANCE);
+	iosched_trace_remove(&self->trace);
 	if (self->disk_made) {
 		flush_disk(self->dev);
 		iosched_nullb_remove(DISK_NAME);
@@ -188,8 +169,8 @@ FIXTURE_TEARDOWN(starve)
 	if (self->sysctls_changed)
 		for (i = 0; i < ARRAY_SIZE(dirty_sysctls); i++)
 			if (strcmp(self->saved[i], "0"))
-				write_file(VM_SYSCTL, dirty_sysctls[i],
-					   self->saved[i]);
+				iosched_write_in(VM_SYSCTL, dirty_sysctls[i],
+						 self->saved[i]);
 }
 
 /*
@@ -209,48 +190,21 @@ static int make_disk(bool *made)
 
 	if (iosched_nullb_make(DISK_NAME, settings, ARRAY_SIZE(settings),
 			       made) ||
-	    write_file("/sys/block/" DISK_NAME "/queue", "rotational", "1") ||
+	    iosched_write_in(QUEUE_DIR, "rotational", "1") ||
 	    iosched_select(DISK_NAME, CFQ_NAME) ||
-	    write_file("/sys/block/" DISK_NAME "/queue", "nr_requests",
-		       NR_REQUESTS))
+	    iosched_write_in(QUEUE_DIR, "nr_requests", NR_REQUESTS))
 		return -1;
 	iosched_tunable_path(DISK_NAME, "fifo_expire_sync", path, sizeof(path));
 	return iosched_write_str(path, "1");
 }
 
-/* A trace instance of our own with the events of the disk only. */
-static int trace_setup(bool *made)
-{
-	/* Subsystem and event, as in events/SUBSYSTEM/EVENT of tracefs. */
-	static const char *const events[][2] = {
-		{ "block", "block_rq_insert" }, { "block", "block_rq_issue" },
-		{ "block", "block_rq_complete" },
-		{ "mq_cfq", "mq_cfq_slice_start" },
-		{ "mq_cfq", "mq_cfq_slice_expire" },
-	};
-	unsigned int major, minor, i;
-	char buf[32], dir[PATH_MAX];
-
-	if (iosched_read_attr("/sys/block/" DISK_NAME "/dev", buf,
-			      sizeof(buf)) ||
-	    sscanf(buf, "%u:%u", &major, &minor) != 2 || mkdir(INSTANCE, 0700))
-		return -1;
-	*made = true;
-	/* CLOCK_MONOTONIC, as cfq_now() reads it. */
-	if (write_file(INSTANCE, "trace_clock", "mono") ||
-	    write_file(INSTANCE, "buffer_size_kb", "4096"))
-		return -1;
-	/* The kernel's dev_t (MKDEV), as the events record it. */
-	snprintf(buf, sizeof(buf), "dev == %u", major << 20 | minor);
-	for (i = 0; i < ARRAY_SIZE(events); i++) {
-		snprintf(dir, sizeof(dir), INSTANCE "/events/%s/%s",
-			 events[i][0], events[i][1]);
-		if (write_file(dir, "filter", buf) ||
-		    write_file(dir, "enable", "1"))
-			return -1;
-	}
-	return write_file(INSTANCE, "tracing_on", "1");
-}
+/* The request events and mq-cfq's slices, for the trace of the disk. */
+static const struct iosched_event trace_events[] = {
+	{ "block", "block_rq_insert" }, { "block", "block_rq_issue" },
+	{ "block", "block_rq_complete" },
+	{ "mq_cfq", "mq_cfq_slice_start" },
+	{ "mq_cfq", "mq_cfq_slice_expire" },
+};
 
 static bool stopped(struct run *run)
 {
@@ -606,29 +560,6 @@ static void summarize_trace(FILE *f, double start, double end,
 	s->incomplete = writes.full || reads.full || reads_out.full;
 }
 
-/* Events the trace buffers lost: with any, the trace proves nothing. */
-static long long trace_overruns(void)
-{
-	char path[PATH_MAX], line[128];
-	long long total = 0, n;
-	int cpu;
-	FILE *f;
-
-	for (cpu = 0;; cpu++) {
-		snprintf(path, sizeof(path), INSTANCE "/per_cpu/cpu%d/stats",
-			 cpu);
-		f = fopen(path, "r");
-		if (!f)
-			break;
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "overrun: %lld", &n) == 1 ||
-			    sscanf(line, "dropped events: %lld", &n) == 1)
-				total += n;
-		fclose(f);
-	}
-	return total;
-}
-
 /* Run the readers and the writer for RUN_S; returns when they started. */
 static double run_workers(struct __test_metadata *_metadata, struct run *run,
 			  const char *dev, double *end)
@@ -656,18 +587,20 @@ TEST_F_TIMEOUT(starve, writeback_waits_within_its_bound, FINISH_S + 60)
 	double service, drain, starved_slice, quantum;
 	double start, end, async_bound;
 	struct cfq_stall_probe probe;
-	char stall[80];
+	char stall[CFQ_STALL_LINE];
 	struct trace_summary s;
 	FILE *f;
 
-	ASSERT_EQ(0, write_file(VM_SYSCTL, "dirty_bytes", DIRTY_BYTES));
+	ASSERT_EQ(0, iosched_write_in(VM_SYSCTL, "dirty_bytes", DIRTY_BYTES));
 	self->sysctls_changed = true;
-	ASSERT_EQ(0, write_file(VM_SYSCTL, "dirty_background_bytes",
-				DIRTY_BACKGROUND_BYTES));
+	ASSERT_EQ(0, iosched_write_in(VM_SYSCTL, "dirty_background_bytes",
+				      DIRTY_BACKGROUND_BYTES));
 	ASSERT_EQ(0, make_disk(&self->disk_made))
 		TH_LOG("cannot make the null_blk disk %s under %s: %s",
 		       DISK_NAME, CFQ_NAME, strerror(errno));
-	ASSERT_EQ(0, trace_setup(&self->instance_made))
+	ASSERT_EQ(0, iosched_trace_start(&self->trace, DISK_NAME, DISK_NAME,
+					 trace_events,
+					 ARRAY_SIZE(trace_events)))
 		TH_LOG("cannot trace the block request events: %s",
 		       strerror(errno));
 	fifo_async = cfq_tunable_ms(DISK_NAME, "fifo_expire_async");
@@ -687,10 +620,11 @@ TEST_F_TIMEOUT(starve, writeback_waits_within_its_bound, FINISH_S + 60)
 	cfq_stall_probe_start(&probe);
 	start = run_workers(_metadata, self->run, self->dev, &end);
 	cfq_stall_probe_stop(&probe, stall, sizeof(stall));
-	ASSERT_EQ(0, write_file(INSTANCE, "tracing_on", "0"));
-	ASSERT_EQ(0, trace_overruns())
+	cfq_stall_probe_free(&probe);
+	ASSERT_EQ(0, iosched_trace_stop(&self->trace));
+	ASSERT_EQ(0, iosched_trace_overruns(&self->trace))
 		TH_LOG("the trace lost events: enlarge buffer_size_kb");
-	f = fopen(INSTANCE "/trace", "r");
+	f = iosched_trace_open(&self->trace);
 	ASSERT_NE(NULL, f);
 	summarize_trace(f, start, end, &s);
 	fclose(f);
