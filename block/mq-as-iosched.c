@@ -91,17 +91,21 @@ enum as_antic_why {
 	AS_NR_ANTIC_WHYS,
 };
 
+/* A reason's name, which must fit the tracepoints' field whole. */
+#define AS_ANTIC_NAME(name) \
+	(BUILD_BUG_ON_ZERO(sizeof(name) > MQ_AS_NAME_LEN) + (name))
+
 static const char *const as_antic_names[AS_NR_ANTIC_WHYS] = {
-	[AS_ANTIC_ARRIVED] = "arrived",
-	[AS_ANTIC_CLOSE] = "close",
-	[AS_ANTIC_TIMEOUT] = "timeout",
-	[AS_ANTIC_EXITED] = "exited",
-	[AS_ANTIC_BYPASS] = "bypass",
-	[AS_ANTIC_QUEUED] = "queued",
-	[AS_ANTIC_TAGS] = "tags",
-	[AS_ANTIC_NEAR] = "near",
-	[AS_ANTIC_THINKS] = "thinks",
-	[AS_ANTIC_SEEKS] = "seeks",
+	[AS_ANTIC_ARRIVED] = AS_ANTIC_NAME("arrived"),
+	[AS_ANTIC_CLOSE] = AS_ANTIC_NAME("close"),
+	[AS_ANTIC_TIMEOUT] = AS_ANTIC_NAME("timeout"),
+	[AS_ANTIC_EXITED] = AS_ANTIC_NAME("exited"),
+	[AS_ANTIC_BYPASS] = AS_ANTIC_NAME("bypass"),
+	[AS_ANTIC_QUEUED] = AS_ANTIC_NAME("queued"),
+	[AS_ANTIC_TAGS] = AS_ANTIC_NAME("tags"),
+	[AS_ANTIC_NEAR] = AS_ANTIC_NAME("near"),
+	[AS_ANTIC_THINKS] = AS_ANTIC_NAME("thinks"),
+	[AS_ANTIC_SEEKS] = AS_ANTIC_NAME("seeks"),
 };
 
 /*
@@ -288,6 +292,13 @@ static void as_antic_begin(struct as_data *ad, u64 now)
 		as_antic_wait_next(ad, now);
 }
 
+/* Sectors from the sync sweep's head to @rq. */
+static sector_t as_head_distance(const struct as_data *ad,
+				 const struct request *rq)
+{
+	return ioq_distance(blk_rq_pos(rq), ad->dir[AS_SYNC].head_pos);
+}
+
 /*
  * Whether @rq, sync, is close enough to the head to serve instead of
  * waiting: within AS_CLOSE_SECTORS, twice that for every millisecond the
@@ -301,8 +312,7 @@ static bool as_close(const struct as_data *ad, const struct request *rq,
 	if (ad->antic == AS_ANTIC_WAIT_NEXT)
 		waited_ms = div_u64(ioq_ns_since(now, ad->core.idle_start_ns),
 				    NSEC_PER_MSEC);
-	return ioq_distance(blk_rq_pos(rq), ad->dir[AS_SYNC].head_pos) <=
-	       (sector_t)AS_CLOSE_SECTORS <<
+	return as_head_distance(ad, rq) <= (sector_t)AS_CLOSE_SECTORS <<
 			min_t(u64, waited_ms, AS_CLOSE_MAX_SHIFT);
 }
 
@@ -329,11 +339,12 @@ static bool as_tags_taken(const struct as_data *ad)
 
 /*
  * Why not to hold the device for the process of the last sync dispatch,
- * with @rq (sync, or NULL) the request that would go instead; or
- * AS_NR_ANTIC_WHYS to hold it.
+ * with @rq (sync, or NULL) the request that would go instead, @distance
+ * sectors from the head; or AS_NR_ANTIC_WHYS to hold it.
  */
 static enum as_antic_why as_antic_veto(const struct as_data *ad,
-				       const struct request *rq, u64 now)
+				       const struct request *rq,
+				       sector_t distance, u64 now)
 {
 	const struct ioq_client *c = ad->antic_client;
 	u64 window = as_ms(ad->tun.antic_expire);
@@ -347,28 +358,20 @@ static enum as_antic_why as_antic_veto(const struct as_data *ad,
 		return AS_ANTIC_NEAR;
 	if (!ioq_stats_thinks_within(&c->stats, window))
 		return AS_ANTIC_THINKS;
-	if (rq && c->stats.seek_samples &&
-	    c->stats.seek_mean > ioq_distance(blk_rq_pos(rq),
-					      ad->dir[AS_SYNC].head_pos))
+	if (rq && c->stats.seek_samples && c->stats.seek_mean > distance)
 		return AS_ANTIC_SEEKS;
 	return AS_NR_ANTIC_WHYS;
 }
 
 /*
  * Why the device is not held for the last sync dispatch's process, and
- * the figures weighed, for the tracer.  Only when it listens: a veto may
- * come with every sync dispatch.
+ * the figures weighed, for the tracer.
  */
-static void as_trace_veto(const struct as_data *ad, const struct request *rq,
+static void as_trace_veto(const struct as_data *ad, sector_t distance,
 			  enum as_antic_why veto)
 {
 	const struct ioq_client *c = ad->antic_client;
-	sector_t distance;
 
-	if (!trace_mq_as_antic_veto_enabled())
-		return;
-	distance = rq ? ioq_distance(blk_rq_pos(rq),
-				     ad->dir[AS_SYNC].head_pos) : 0;
 	trace_mq_as_antic_veto(ad->core.queue, c->pid, as_antic_names[veto],
 			       c->stats.think_time_ns, c->stats.think_samples,
 			       as_ms(ad->tun.antic_expire), c->stats.seek_mean,
@@ -380,15 +383,17 @@ static bool as_anticipate(struct as_data *ad, const struct request *rq,
 			  u64 now)
 {
 	enum as_antic_why veto;
+	sector_t distance;
 
 	if (!ad->antic_client || ad->antic != AS_ANTIC_OFF ||
 	    !as_antic_enabled(ad, now))
 		return false;
-	veto = as_antic_veto(ad, rq, now);
+	distance = rq ? as_head_distance(ad, rq) : 0;
+	veto = as_antic_veto(ad, rq, distance, now);
 	if (veto == AS_NR_ANTIC_WHYS)
 		return true;
 	ad->antic_count[veto]++;
-	as_trace_veto(ad, rq, veto);
+	as_trace_veto(ad, distance, veto);
 	ad->antic = AS_ANTIC_FINISHED;
 	return false;
 }
