@@ -5,10 +5,11 @@
 # happened: mq-cfq's slice start and expiry and idle start and end while
 # two sequential readers share the disk (idle_nonrot set, so that every
 # kind of disk idles); mq-as's anticipation start and end for a
-# sequential reader beside a random one, a wait that its next read ends,
-# and vetoes for two readers that think longer than the window, with the
-# think time that decided them (antic_nonrot set and one spindle, so
-# that mq-as anticipates on every kind); and
+# sequential reader beside a reader that pauses after each read, with
+# more waits ended by the awaited read than by the window, then vetoes,
+# "thinks" ones for each of two readers that pause longer than the
+# window, with a think time near the pause (antic_nonrot set and one
+# spindle, so that mq-as anticipates on every kind); and
 # readahead_window's decisions for a buffered sequential reader: one
 # "initial" window, then "grow" windows that move forward through the
 # file.
@@ -22,20 +23,28 @@ DIR=$(dirname "$0")
 DISK=${IOSCHED_DISK:-}
 TRACEFS=/sys/kernel/tracing
 TRACE=/tmp/tracepoints.$$.trace
+# Per CPU, for mq-as's start and end of a wait at every sequential read.
+TRACE_KB=8192
 # The sequential reader's range of the disk, in 4 KiB pages: 64 MiB on.
 RA_FIRST_PAGE=16384
 RA_PAGES=8192
 CFQ_EVENTS="mq_cfq_slice_start mq_cfq_slice_expire"
 CFQ_EVENTS="$CFQ_EVENTS mq_cfq_idle_start mq_cfq_idle_end"
 EXPIRY_PIDS_TEST="slices expire for both readers"
-AS_EVENTS="mq_as_antic_start mq_as_antic_end mq_as_antic_veto"
+# A wait's events, from the reader beside a thinker; the veto's, from
+# two thinkers (the first phase may give only "queued" vetoes).
+AS_WAIT_EVENTS="mq_as_antic_start mq_as_antic_end"
+AS_VETO_EVENT=mq_as_antic_veto
 AS_ARRIVED_TEST="mq_as_antic_end: waits end with the read, more often than not"
-AS_THINKS_TEST="mq_as_antic_veto: thinks vetoes weigh a think past the window"
+AS_THINKS_TEST="mq_as_antic_veto: each thinker is vetoed for a think near its pause"
 # Waits ended by the read, at least: one per reader would be the
 # unmeasured processes' waits alone.
 AS_MIN_ARRIVED=10
-# Sectors between the thinkers' regions, at least (64 MiB).
-AS_THINKERS_APART=131072
+# Thinks vetoes each thinker gets, at least: about 100 reads each.
+AS_MIN_THINKS=10
+# A sequential reader's read gets a "queued" veto each time: too many
+# to keep, and no figure of them is checked.
+AS_VETO_FILTER='reason != "queued"'
 # The thinkers' pause after each read, in us: over three windows.
 THINK_US=20000
 ANTIC_EXPIRE_MS=6
@@ -48,14 +57,39 @@ trace_while()
 	shift
 	echo 0 >"$TRACEFS/tracing_on"
 	echo >"$TRACEFS/trace"
-	echo 1 >"$TRACEFS/events/$events/enable" || return 1
+	# "7 (expanded: 1408)" until the buffer was first used
+	old_kb=$(sed 's/.*expanded: \([0-9]*\).*/\1/' \
+		"$TRACEFS/buffer_size_kb")
+	echo $TRACE_KB >"$TRACEFS/buffer_size_kb"
+	if ! echo 1 >"$TRACEFS/events/$events/enable"; then
+		echo "$old_kb" >"$TRACEFS/buffer_size_kb"
+		return 1
+	fi
 	echo 1 >"$TRACEFS/tracing_on"
 	"$@"
 	status=$?
 	echo 0 >"$TRACEFS/tracing_on"
 	echo 0 >"$TRACEFS/events/$events/enable"
 	cat "$TRACEFS/trace" >"$TRACE"
+	# Before the buffer shrinks: dropping pages counts as overruns.
+	lost=$(trace_overruns)
+	echo "$old_kb" >"$TRACEFS/buffer_size_kb"
+	if [ "$lost" -gt 0 ]; then
+		ktap_print_msg "the trace buffer lost $lost events"
+		return 1
+	fi
 	return $status
+}
+
+# Events the trace buffer lost since it was last cleared: overwritten,
+# or dropped when it does not overwrite.
+trace_overruns()
+{
+	cat "$TRACEFS"/per_cpu/cpu*/stats |
+		awk '$1 == "overrun:" || ($1 == "dropped" && $2 == "events:") {
+			n += $NF
+		}
+		END { print n + 0 }'
 }
 
 # Two processes reading the disk sequentially with direct 64 KiB reads,
@@ -123,11 +157,6 @@ two_thinkers()
 		>/dev/null 2>&1
 }
 
-readers_then_thinkers()
-{
-	reader_and_thinker && two_thinkers
-}
-
 # Set mq-as's tunable $1 to $2 (mq-as is left through none at the end,
 # so that nothing stays behind).
 set_as_tunable()
@@ -135,14 +164,27 @@ set_as_tunable()
 	echo "$2" >"/sys/block/$DISK/queue/iosched/$1"
 }
 
-# Fail each mq-as result, for reason $1.
-fail_as_tests()
+# Fail the results of mq-as's waits, for reason $1.
+fail_as_wait_tests()
 {
-	for event in $AS_EVENTS; do
+	for event in $AS_WAIT_EVENTS; do
 		ktap_test_fail "mq_as:$event fires ($1)"
 	done
 	ktap_test_fail "$AS_ARRIVED_TEST ($1)"
+}
+
+# Fail the results of mq-as's vetoes, for reason $1.
+fail_as_veto_tests()
+{
+	ktap_test_fail "mq_as:$AS_VETO_EVENT fires ($1)"
 	ktap_test_fail "$AS_THINKS_TEST ($1)"
+}
+
+# Fail each mq-as result, for reason $1.
+fail_as_tests()
+{
+	fail_as_wait_tests "$1"
+	fail_as_veto_tests "$1"
 }
 
 # How many events $1 in $TRACE gave each reason.
@@ -152,30 +194,41 @@ event_reasons()
 		uniq -c | tr -s ' \n' ' '
 }
 
-# Whether every "thinks" veto in $TRACE weighed a measured think time
-# above its window for a request in the other thinker's region, and one
-# at least half the thinkers' pause (and under a second).
-as_thinks_above_window()
+# The "thinks" vetoes in $TRACE: a "pid=P vetoes=N least_ms=T" line
+# for each process (T: the least think time weighed), then
+# "near=K unmeasured=U": K processes had at least AS_MIN_THINKS of them
+# and a least think time near the thinkers' pause (at least 0.9 of it,
+# as each think lasts the whole pause, and under twice it), U vetoes
+# weighed no measured think time (which should not veto).
+as_thinks_summary()
 {
 	disk_events mq_as_antic_veto |
-	awk -v pause_ns=$((THINK_US * 1000)) -v apart=$AS_THINKERS_APART '
+	awk -v pause_ns=$((THINK_US * 1000)) -v min_vetoes=$AS_MIN_THINKS '
 		/ reason=thinks( |$)/ {
 			for (i = 1; i <= NF; i++) {
 				split($i, kv, "=")
 				v[kv[1]] = kv[2]
 			}
+			if (v["think_samples"] + 0 == 0) {
+				unmeasured++
+				next
+			}
+			pid = v["pid"]
 			think = v["think_ns"] + 0
-			if (v["think_samples"] + 0 == 0 ||
-			    think <= v["window_ns"] + 0 ||
-			    v["distance"] + 0 < apart)
-				wrong++
-			else if (think >= pause_ns / 2 && think < 1e9)
-				found = 1
+			if (!(pid in least) || think < least[pid])
+				least[pid] = think
+			vetoes[pid]++
 		}
 		END {
-			if (wrong)
-				print wrong " within the window or too near"
-			exit wrong || !found
+			for (pid in least) {
+				printf "pid=%s vetoes=%d least_ms=%.2f\n", pid,
+					vetoes[pid], least[pid] / 1e6
+				if (vetoes[pid] >= min_vetoes &&
+				    least[pid] >= pause_ns * 0.9 &&
+				    least[pid] < pause_ns * 2)
+					near++
+			}
+			printf "near=%d unmeasured=%d\n", near, unmeasured
 		}'
 }
 
@@ -185,20 +238,15 @@ as_ends()
 	disk_events mq_as_antic_end | grep -c " reason=$1\$"
 }
 
-check_as_events()
+# Whether mq-as waits for a sequential reader's next read beside a
+# thinker, and its events fire.
+check_as_waits()
 {
-	if [ ! -d "$TRACEFS/events/mq_as" ]; then
-		fail_as_tests "no mq_as events"
+	if ! trace_while mq_as reader_and_thinker; then
+		fail_as_wait_tests "fio or the trace failed"
 		return
 	fi
-	if ! set_as_tunable antic_nonrot 1 || ! set_as_tunable spindles 1 ||
-		! set_as_tunable antic_expire $ANTIC_EXPIRE_MS; then
-		fail_as_tests "cannot set mq-as's tunables"
-		return
-	fi
-	trace_while mq_as readers_then_thinkers ||
-		ktap_print_msg "fio or the trace failed"
-	for event in $AS_EVENTS; do
+	for event in $AS_WAIT_EVENTS; do
 		check_event mq_as "$event"
 	done
 	ktap_print_msg "vetoes: $(event_reasons mq_as_antic_veto)"
@@ -210,12 +258,44 @@ check_as_events()
 	else
 		ktap_test_fail "$AS_ARRIVED_TEST"
 	fi
-	if wrong=$(as_thinks_above_window); then
+}
+
+# Whether each of two thinkers is vetoed for thinking, with its pause.
+check_as_thinkers()
+{
+	if ! trace_while mq_as two_thinkers; then
+		fail_as_veto_tests "fio or the trace failed"
+		return
+	fi
+	check_event mq_as $AS_VETO_EVENT
+	ktap_print_msg "thinkers' vetoes: $(event_reasons mq_as_antic_veto)"
+	summary=$(as_thinks_summary)
+	ktap_print_msg "thinks vetoes: $(echo "$summary" | tr '\n' ' ')"
+	near=$(echo "$summary" | sed -n 's/^near=\([0-9]*\) .*/\1/p')
+	unmeasured=$(echo "$summary" | sed -n 's/.* unmeasured=\([0-9]*\)$/\1/p')
+	if [ "$near" -ge 2 ] && [ "$unmeasured" -eq 0 ]; then
 		ktap_test_pass "$AS_THINKS_TEST"
 	else
-		ktap_print_msg "thinks vetoes: ${wrong:-none between half the pause and 1 s}"
 		ktap_test_fail "$AS_THINKS_TEST"
 	fi
+}
+
+check_as_events()
+{
+	veto_filter=$TRACEFS/events/mq_as/mq_as_antic_veto/filter
+	if [ ! -d "$TRACEFS/events/mq_as" ]; then
+		fail_as_tests "no mq_as events"
+		return
+	fi
+	if ! set_as_tunable antic_nonrot 1 || ! set_as_tunable spindles 1 ||
+		! set_as_tunable antic_expire $ANTIC_EXPIRE_MS ||
+		! echo "$AS_VETO_FILTER" >"$veto_filter"; then
+		fail_as_tests "cannot set mq-as's tunables or the veto filter"
+		return
+	fi
+	check_as_waits
+	check_as_thinkers
+	echo 0 >"$veto_filter"
 }
 
 sequential_buffered_read()
