@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A trace instance of a test's own, recording chosen events of one disk
- * only, stamped with CLOCK_MONOTONIC (cfq_now()'s clock): other tests'
- * tracing and other disks do not get into it.
+ * only, stamped with CLOCK_MONOTONIC (the clock the tests time calls
+ * with): other tests' tracing and other disks do not get into it.
  */
 #ifndef IOSCHED_IOSCHED_TRACE_H
 #define IOSCHED_IOSCHED_TRACE_H
@@ -34,6 +34,16 @@ static inline bool iosched_tracefs(void)
 	return !access(IOSCHED_TRACEFS "/instances", F_OK);
 }
 
+/* Name @t's instance @name (in @t->dir); 0 or -ENAMETOOLONG. */
+static inline int iosched_trace_name(struct iosched_trace *t,
+				     const char *name)
+{
+	int len = snprintf(t->dir, sizeof(t->dir),
+			   IOSCHED_TRACEFS "/instances/%s", name);
+
+	return len < 0 || len >= (int)sizeof(t->dir) ? -ENAMETOOLONG : 0;
+}
+
 /*
  * Name @t's instance @name (in @t->dir); whether it exists, another
  * run's or ours.
@@ -41,9 +51,7 @@ static inline bool iosched_tracefs(void)
 static inline bool iosched_trace_exists(struct iosched_trace *t,
 					const char *name)
 {
-	snprintf(t->dir, sizeof(t->dir), IOSCHED_TRACEFS "/instances/%s",
-		 name);
-	return !access(t->dir, F_OK);
+	return !iosched_trace_name(t, name) && !access(t->dir, F_OK);
 }
 
 /* The filter that keeps @disk's events only, into @filter; 0 or -errno. */
@@ -101,11 +109,11 @@ static inline int iosched_trace_start(struct iosched_trace *t,
 	char filter[32];
 	int ret;
 
-	if (iosched_trace_exists(t, name)) {
-		errno = EEXIST;
-		return -1;
-	}
-	ret = iosched_trace_disk_filter(disk, filter, sizeof(filter));
+	ret = iosched_trace_name(t, name);
+	if (!ret && !access(t->dir, F_OK))
+		ret = -EEXIST;
+	if (!ret)
+		ret = iosched_trace_disk_filter(disk, filter, sizeof(filter));
 	if (!ret)
 		ret = mkdir(t->dir, 0700) ? -errno : 0;
 	if (!ret) {
@@ -159,12 +167,15 @@ static inline long long iosched_trace_overruns(const struct iosched_trace *t)
 	return total;
 }
 
-/* Remove the instance if we made it. */
-static inline void iosched_trace_remove(struct iosched_trace *t)
+/* Remove the instance if we made it; 0 or -errno. */
+static inline int iosched_trace_remove(struct iosched_trace *t)
 {
-	if (t->made)
-		rmdir(t->dir);
+	int ret = 0;
+
+	if (t->made && rmdir(t->dir))
+		ret = -errno;
 	t->made = false;
+	return ret;
 }
 
 #endif /* IOSCHED_IOSCHED_TRACE_H */

@@ -74,8 +74,8 @@ static inline double cfq_larger(double a, double b)
 #define CFQ_STALL_MIN_NS	2000000
 #define CFQ_STALL_ALL_MIN_NS	10000000
 #define CFQ_STALL_MAX_CPUS	8
-/* Per CPU: a run of FINISH_S (450 s) late every period fits. */
-#define CFQ_STALL_EPISODES	65536
+/* Per CPU: 15 minutes late at every period fit (2 MiB; see writers.c). */
+#define CFQ_STALL_EPISODES	131072
 #define CFQ_STALL_LINE		160	/* cfq_stall_probe_stop()'s, enough */
 
 struct cfq_stall_episode {
@@ -353,6 +353,16 @@ static inline void cfq_stall_probe_free(struct cfq_stall_probe *probe)
 	if (probe->cpu)
 		munmap(probe->cpu, probe->mapped * sizeof(*probe->cpu));
 	probe->cpu = NULL;
+}
+
+/*
+ * For a teardown: stop @probe's sleepers, if a failed assertion left them
+ * running, and free its record.  A zeroed probe has nothing to release.
+ */
+static inline void cfq_stall_probe_release(struct cfq_stall_probe *probe)
+{
+	cfq_stall_probe_kill(probe);
+	cfq_stall_probe_free(probe);
 }
 
 /* mq-cfq tunable @name of @disk (milliseconds for the time ones); -1: none. */

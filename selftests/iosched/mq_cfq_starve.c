@@ -102,6 +102,7 @@ FIXTURE(starve) {
 	bool sysctls_changed;
 	bool disk_made;
 	struct iosched_trace trace;	/* an instance named DISK_NAME */
+	struct cfq_stall_probe probe;	/* while the workers run */
 };
 
 /*
@@ -147,6 +148,9 @@ static void flush_disk(const char *dev)
 FIXTURE_TEARDOWN(starve)
 {
 	unsigned int i;
+	int ret;
+
+	cfq_stall_probe_release(&self->probe);
 
 	if (self->run && self->run != MAP_FAILED) {
 		for (i = 0; i <= READERS; i++) {
@@ -157,7 +161,10 @@ FIXTURE_TEARDOWN(starve)
 		}
 		munmap(self->run, sizeof(*self->run));
 	}
-	iosched_trace_remove(&self->trace);
+	ret = iosched_trace_remove(&self->trace);
+	if (ret)
+		TH_LOG("cannot remove trace instance %s: %s", self->trace.dir,
+		       strerror(-ret));
 	if (self->disk_made) {
 		flush_disk(self->dev);
 		iosched_nullb_remove(DISK_NAME);
@@ -586,7 +593,6 @@ TEST_F_TIMEOUT(starve, writeback_waits_within_its_bound, FINISH_S + 60)
 	double fifo_async, fifo_sync, slice_sync, slice_idle, idle;
 	double service, drain, starved_slice, quantum;
 	double start, end, async_bound;
-	struct cfq_stall_probe probe;
 	char stall[CFQ_STALL_LINE];
 	struct trace_summary s;
 	FILE *f;
@@ -617,10 +623,10 @@ TEST_F_TIMEOUT(starve, writeback_waits_within_its_bound, FINISH_S + 60)
 	ASSERT_LE(0, quantum);
 	ASSERT_LE(0, idle);
 
-	cfq_stall_probe_start(&probe);
+	cfq_stall_probe_start(&self->probe);
 	start = run_workers(_metadata, self->run, self->dev, &end);
-	cfq_stall_probe_stop(&probe, stall, sizeof(stall));
-	cfq_stall_probe_free(&probe);
+	cfq_stall_probe_stop(&self->probe, stall, sizeof(stall));
+	cfq_stall_probe_free(&self->probe);
 	ASSERT_EQ(0, iosched_trace_stop(&self->trace));
 	ASSERT_EQ(0, iosched_trace_overruns(&self->trace))
 		TH_LOG("the trace lost events: enlarge buffer_size_kb");
