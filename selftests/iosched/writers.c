@@ -32,7 +32,6 @@
 #include <stdio.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <linux/fs.h>
@@ -121,7 +120,6 @@
 #define STR(x)		#x
 #define XSTR(x)		STR(x)
 #define HUNG_SYSCTL	"/proc/sys/kernel/hung_task_"
-#define DEBUGFS		"/sys/kernel/debug"
 #define TRACE_PREFIX	"iosched_writers_"	/* and the disk's name */
 /* Calls kept per process for the lockout check (see slow_s). */
 #define SLOW_CALLS	256
@@ -568,9 +566,9 @@ static FILE *open_sched_file(const char *disk, const char *name)
 {
 	char path[PATH_MAX];
 
-	if (access(DEBUGFS "/block", F_OK))
-		mount("debugfs", DEBUGFS, "debugfs", 0, NULL);
-	snprintf(path, sizeof(path), DEBUGFS "/block/%s/sched/%s", disk, name);
+	iosched_mount_debugfs();
+	snprintf(path, sizeof(path), IOSCHED_DEBUGFS "/block/%s/sched/%s",
+		 disk, name);
 	return fopen(path, "r");
 }
 
