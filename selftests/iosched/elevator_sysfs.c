@@ -43,7 +43,8 @@ static int active_scheduler(const char *disk, char *active)
 /* Does any ancestor of /sys/block/<disk> have @driver bound to it? */
 static bool behind_driver(const char *disk, const char *driver)
 {
-	char path[PATH_MAX], link[PATH_MAX], target[PATH_MAX];
+	char path[PATH_MAX], link[PATH_MAX + sizeof("/driver")];
+	char target[PATH_MAX];
 	char *slash;
 	ssize_t n;
 

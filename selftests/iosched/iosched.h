@@ -166,6 +166,7 @@ static inline int iosched_test_disk(char *disk, size_t len, char *initial,
 	static char missing[IOSCHED_NAME_LEN + 32];
 	int ret;
 
+	*why = NULL;
 	if (!env || !*env) {
 		*why = "IOSCHED_DISK names no disk";
 		return 0;

@@ -297,17 +297,26 @@ static const char * const single_spindle[][2] = {
 	{ "group_idle", "1000" },
 };
 
+static void set_single_spindle(struct __test_metadata *_metadata,
+			       const char *disk)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(single_spindle); i++) {
+		const char *name = single_spindle[i][0];
+
+		ASSERT_EQ(0, set_tunable(disk, name, single_spindle[i][1]))
+			TH_LOG("cannot set %s", name);
+	}
+}
+
 TEST_F(ioprio, rt_before_be)
 {
 	const int rt = IOPRIO_PRIO_VALUE(IOPRIO_CLASS_RT, 4);
 	const int be = IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, IOPRIO_BE_NORM);
-	unsigned int i;
 	long n[2];
 
-	for (i = 0; i < ARRAY_SIZE(single_spindle); i++)
-		ASSERT_EQ(0, set_tunable(self->disk, single_spindle[i][0],
-					 single_spindle[i][1]))
-			TH_LOG("cannot set %s", single_spindle[i][0]);
+	set_single_spindle(_metadata, self->disk);
 	start_both(_metadata, self->sh, rt, be);
 	measure(self->sh, MEASURE_S, n);
 	stop_reader(_metadata, self->sh, 0);
@@ -338,10 +347,7 @@ TEST_F(ioprio, be_ages_past_rt)
 	long be_reads, rt_reads;
 	long long bound_us;
 
-	for (i = 0; i < ARRAY_SIZE(single_spindle); i++)
-		ASSERT_EQ(0, set_tunable(self->disk, single_spindle[i][0],
-					 single_spindle[i][1]))
-			TH_LOG("cannot set %s", single_spindle[i][0]);
+	set_single_spindle(_metadata, self->disk);
 	snprintf(aging, sizeof(aging), "%d", AGING_MS);
 	ASSERT_EQ(0, set_tunable(self->disk, "prio_aging_expire", aging))
 		TH_LOG("cannot set prio_aging_expire");

@@ -249,9 +249,10 @@ TEST_F(ra, sequential_reader_gets_pages_ahead)
 		int ahead;
 
 		start_clean(_metadata, self->fd, algorithms[a]);
-		for (i = 0; i < 16; i++)
+		for (i = 0; i < 16; i++) {
 			ASSERT_EQ(READ_SIZE, pread(self->fd, buf, READ_SIZE,
 						   start + i * READ_SIZE));
+		}
 		ahead = cached_pages(_metadata, self->fd, self->page, end,
 				     REGION);
 		TH_LOG("%s: %d pages cached ahead of the reader",
@@ -273,15 +274,17 @@ TEST_F(ra, random_reader_gets_no_readahead)
 	ASSERT_NE(NULL, buf);
 	for (a = 0; a < ARRAY_SIZE(algorithms); a++) {
 		start_clean(_metadata, self->fd, algorithms[a]);
-		for (r = NR_REGIONS; r-- > 0;)
+		for (r = NR_REGIONS; r-- > 0;) {
 			ASSERT_EQ(READ_SIZE, pread(self->fd, buf, READ_SIZE,
 						   base + (off_t)r * REGION));
-		for (r = 0; r < NR_REGIONS; r++)
+		}
+		for (r = 0; r < NR_REGIONS; r++) {
 			EXPECT_EQ(want, cached_pages(_metadata, self->fd,
 						     self->page,
 						     base + (off_t)r * REGION,
 						     REGION))
 				TH_LOG("%s: region %u", algorithms[a], r);
+		}
 	}
 	free(buf);
 }
@@ -482,9 +485,10 @@ static void start_stream(struct __test_metadata *_metadata, int fd,
 {
 	int i;
 
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < 2; i++) {
 		ASSERT_EQ(READ_SIZE, pread(fd, buf, READ_SIZE,
 					   base + i * READ_SIZE));
+	}
 }
 
 /*
@@ -511,9 +515,10 @@ TEST_F(ra, dropped_pages_are_not_thrashing)
 	ASSERT_EQ(0, cached_pages(_metadata, self->fd, self->page, base,
 				  REGION))
 		TH_LOG("POSIX_FADV_DONTNEED left pages of the stream cached");
-	for (i = 2; i < 16; i++)
+	for (i = 2; i < 16; i++) {
 		ASSERT_EQ(READ_SIZE, pread(self->fd, buf, READ_SIZE,
 					   base + i * READ_SIZE));
+	}
 	free(buf);
 	thrash = vm_event_count("ra_thrash") - thrash;
 	EXPECT_EQ(0, thrash)
@@ -696,7 +701,7 @@ TEST_F_TIMEOUT(ra, windows_stay_within_the_maximum, SLOW_TEST_TIMEOUT_S)
 				    self->read_ahead_kb,
 				    sizeof(self->read_ahead_kb)));
 	max_pages = device_max_pages(_metadata, self->disk, self->page);
-	ASSERT_LT(max_pages, BIG_READ / self->page);
+	ASSERT_LT(max_pages, (unsigned long)(BIG_READ / self->page));
 	ASSERT_LE(base + BIG_READ + (off_t)SHARED_READERS * (THRASH_MIB << 20),
 		  self->size);
 	if (ra_trace_start()) {
@@ -954,7 +959,8 @@ static void make_fresh_disk(struct __test_metadata *_metadata,
 	d->ino = disk_ino(_metadata, d->fd);
 	made_disk_sizes(_metadata, FRESH_DISK, d->page, &d->ra_pages,
 			&d->io_pages);
-	ASSERT_EQ(atol(FRESH_MAX_SECTORS) * 512 / d->page, d->io_pages);
+	ASSERT_EQ((unsigned long)(atol(FRESH_MAX_SECTORS) * 512 / d->page),
+		  d->io_pages);
 	d->max_pages = d->io_pages;
 }
 
@@ -966,9 +972,10 @@ static void read_region(struct __test_metadata *_metadata, int fd, off_t off,
 	int i;
 
 	ASSERT_NE(NULL, buf);
-	for (i = 0; i < mib; i++)
+	for (i = 0; i < mib; i++) {
 		ASSERT_EQ(1 << 20, pread(fd, buf, 1 << 20,
 					 off + ((off_t)i << 20)));
+	}
 	free(buf);
 }
 
@@ -1399,7 +1406,7 @@ FIXTURE_VARIANT_ADD(fsfile, xfs) {
 FIXTURE_SETUP(fsfile)
 {
 	const char *why = nullb_unavailable(FS_DISK);
-	char mkfs[PATH_MAX];
+	char mkfs[64];	/* the mkfs program of variant->mkfs */
 
 	snprintf(mkfs, sizeof(mkfs), "%s", variant->mkfs);
 	*strchrnul(mkfs, ' ') = '\0';
@@ -1497,8 +1504,11 @@ static int cache_at_random(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED));
 	ASSERT_EQ(0, posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM));
 	srand(percent);
-	for (i = 0; i < nr * percent / 100; i++)
-		ASSERT_EQ(page, pread(fd, buf, page, (off_t)(rand() % nr) * page));
+	for (i = 0; i < nr * percent / 100; i++) {
+		off_t at = (off_t)(rand() % nr) * page;
+
+		ASSERT_EQ(page, pread(fd, buf, page, at));
+	}
 	map = mmap(NULL, (size_t)nr * page, PROT_READ, MAP_SHARED, fd, 0);
 	ASSERT_NE(MAP_FAILED, map);
 	ASSERT_EQ(0, mincore(map, (size_t)nr * page, vec));
@@ -1522,8 +1532,11 @@ static unsigned long read_fs_file(struct __test_metadata *_metadata,
 
 	ASSERT_NE(NULL, buf);
 	ASSERT_LE(0, fd);
-	for (off = 0; off < (off_t)FS_FILE_MIB << 20; off += READ_SIZE)
-		ASSERT_EQ(READ_SIZE, pread(fd, buf, READ_SIZE, off));
+	for (off = 0; off < (off_t)FS_FILE_MIB << 20; off += READ_SIZE) {
+		ssize_t got = pread(fd, buf, READ_SIZE, off);
+
+		ASSERT_EQ(READ_SIZE, got);
+	}
 	close(fd);
 	free(buf);
 	return disk_reads(_metadata, FS_DISK) - before;
@@ -2080,7 +2093,7 @@ TEST_F_TIMEOUT(busy, writers_waiting_for_tags_leave_reads_uncongested,
 	static const char * const disk = BUSY_DISK;
 	struct congestion_watch watch;
 	long nr, on, off, async_depth;
-	char path[PATH_MAX], val[16];
+	char path[PATH_MAX], val[24];
 	pthread_t thread;
 
 	make_busy_disk(_metadata, &self->made[0], BUSY_DISK,
