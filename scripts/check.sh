@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # checkpatch --strict on every patch of the series and on every file the
-# series adds, the series' citations, and actionlint on the CI workflows.
-# One TAP line per file; fails on any error, warning or check.
+# series adds, the series' citations, the iosched kselftests' build
+# warnings, and actionlint on the CI workflows. One TAP line per file;
+# fails on any error, warning or check.
 # A patch is checked as a patch and as a plain file, the way reviewers also
 # run it: the second catches whitespace in the patch text itself, such as
 # the " " that diff writes for blank context lines (quilt refresh with
@@ -81,6 +82,34 @@ check_workflows()
 	done
 }
 
+# One TAP line: the iosched kselftests, built afresh with their Makefile's
+# flags (none from the environment, messages in English and plain), draw
+# no warning but kselftest_harness.h's own (scripts/kselftest-warnings.awk).
+# A warning the harness reports about a test's use of its macros (a
+# signed-unsigned ASSERT) counts as the test's.
+check_selftest_warnings()
+{
+	local out=$BUILD/kselftest-check log warnings
+	log=$LOGS/kselftest-check.log
+	rm -rf "$out"
+	mkdir -p "$LOGS"
+	if ! env -u CFLAGS -u USERCFLAGS -u MAKEFLAGS -u MFLAGS LC_ALL=C \
+		make -k -C "$TREE/tools/testing/selftests" TARGETS=iosched O="$out" \
+		USERCFLAGS=-fdiagnostics-color=never >"$log" 2>&1; then
+		tap_result "the iosched kselftests build without warnings" \
+			"$(grep -E ': (fatal )?error: ' "$log" | head -n 10)"$'\n'"the build failed (log: $log)"
+		return
+	fi
+	if ! grep -q '^  CC ' "$log"; then
+		tap_result "the iosched kselftests build without warnings" \
+			"the build compiled nothing (log: $log)"
+		return
+	fi
+	warnings=$(awk -f "$TOP/scripts/kselftest-warnings.awk" "$log")
+	[ -z "$warnings" ] || warnings+=$'\n'"(build log: $log)"
+	tap_result "the iosched kselftests build without warnings" "$warnings"
+}
+
 "$TOP/scripts/prepare.sh"
 n=0
 bad=0
@@ -95,6 +124,7 @@ while read -r src dst; do
 	check_one "$src" "-f $dst"
 done <"$BUILD/added-files.list"
 check_citations
+check_selftest_warnings
 check_workflows
 echo "1..$n"
 [ $bad = 0 ]

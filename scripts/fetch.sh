@@ -66,7 +66,8 @@ drop_old_source()
 	fi
 	chmod -R u+w "$TREE" 2>/dev/null || true
 	rm -rf "$TREE" "$BUILD/obj" "$BUILD/obj-debug" "$BUILD/obj-distro" "$BUILD/export" \
-		"$BUILD/kselftest" "$BUILD/kselftest-install" "$BUILD/initramfs.d" \
+		"$BUILD/kselftest" "$BUILD/kselftest-install" "$BUILD/kselftest-check" \
+		"$BUILD/initramfs.d" \
 		"$BUILD/initramfs.cpio.gz" "$BUILD/added-files.list" "$BUILD/series.applied" \
 		"$BUILD/series-files.stamps" "$PRISTINE_STAMP"
 }

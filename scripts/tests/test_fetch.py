@@ -18,7 +18,8 @@ class PinMoved(unittest.TestCase):
         self.addCleanup(tmp.cleanup)
         self.build = tmp.name
         self.dropped = ('linux-pristine', 'linux', 'obj', 'obj-debug', 'export',
-                        'kselftest', 'kselftest-install', 'initramfs.d')
+                        'kselftest', 'kselftest-install', 'kselftest-check',
+                        'initramfs.d')
         self.kept = ('dl', 'bench', 'disks', 'tools.d')
         for d in self.dropped + self.kept:
             os.makedirs(os.path.join(self.build, d))
