@@ -42,7 +42,7 @@
  * dispatching.  How long a turn lasts is only logged: it adds the host's
  * delays, and with three test runs on two host cores a turn granted
  * 16 ms lasted 104 ms.  So is how late SCHED_FIFO sleepers woke during
- * the run, at worst and all CPUs at once (see cfq_stall_probe_start()).
+ * the run, at worst and all CPUs at once (see iosched_stall_probe_start()).
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -52,6 +52,7 @@
 #include <sys/wait.h>
 
 #include "../kselftest_harness.h"
+#include "iosched_stall.h"
 #include "iosched_trace.h"
 #include "mq_cfq.h"
 
@@ -102,7 +103,7 @@ FIXTURE(starve) {
 	bool sysctls_changed;
 	bool disk_made;
 	struct iosched_trace trace;	/* an instance named DISK_NAME */
-	struct cfq_stall_probe probe;	/* while the workers run */
+	struct iosched_stall_probe probe;	/* while the workers run */
 };
 
 /*
@@ -150,7 +151,7 @@ FIXTURE_TEARDOWN(starve)
 	unsigned int i;
 	int ret;
 
-	cfq_stall_probe_release(&self->probe);
+	iosched_stall_probe_release(&self->probe);
 
 	if (self->run && self->run != MAP_FAILED) {
 		for (i = 0; i <= READERS; i++) {
@@ -593,7 +594,7 @@ TEST_F_TIMEOUT(starve, writeback_waits_within_its_bound, FINISH_S + 60)
 	double fifo_async, fifo_sync, slice_sync, slice_idle, idle;
 	double service, drain, starved_slice, quantum;
 	double start, end, async_bound;
-	char stall[CFQ_STALL_LINE];
+	char stall[IOSCHED_STALL_LINE];
 	struct trace_summary s;
 	FILE *f;
 
@@ -623,10 +624,10 @@ TEST_F_TIMEOUT(starve, writeback_waits_within_its_bound, FINISH_S + 60)
 	ASSERT_LE(0, quantum);
 	ASSERT_LE(0, idle);
 
-	cfq_stall_probe_start(&self->probe);
+	iosched_stall_probe_start(&self->probe);
 	start = run_workers(_metadata, self->run, self->dev, &end);
-	cfq_stall_probe_stop(&self->probe, stall, sizeof(stall));
-	cfq_stall_probe_free(&self->probe);
+	iosched_stall_probe_stop(&self->probe, stall, sizeof(stall));
+	iosched_stall_probe_free(&self->probe);
 	ASSERT_EQ(0, iosched_trace_stop(&self->trace));
 	ASSERT_EQ(0, iosched_trace_overruns(&self->trace))
 		TH_LOG("the trace lost events: enlarge buffer_size_kb");

@@ -37,6 +37,7 @@
 #include <linux/fs.h>
 
 #include "../kselftest_harness.h"
+#include "iosched_stall.h"
 #include "iosched_trace.h"
 #include "mq_cfq.h"
 
@@ -96,7 +97,7 @@
  * three test runs on two host cores, a read on the debug kernel took
  * 2475 ms against a bound of 2416 ms.  So a call is also allowed the
  * time within it in which no CPU ran a SCHED_FIFO task, "CPU stalls"
- * (the sleepers of all CPUs late at once, see cfq_stall_all_cpus()), up
+ * (the sleepers of all CPUs late at once, see iosched_stall_all_cpus()), up
  * to half its bound again: mostly time in which the host did not run the
  * guest.  Every call that takes the scheduler's share of the bound or
  * longer is checked, not only the slowest (SLOW_CALLS of them with that
@@ -136,7 +137,7 @@
  * it runs, the workers' FINISH_S and STRAGGLERS_S.
  */
 static_assert((FINISH_S + STRAGGLERS_S) * 1000000000LL /
-	      (CFQ_STALL_PERIOD_NS + CFQ_STALL_MIN_NS) < CFQ_STALL_EPISODES,
+	      (IOSCHED_STALL_PERIOD_NS + IOSCHED_STALL_MIN_NS) < IOSCHED_STALL_EPISODES,
 	      "a CPU late at every sleep loses stall records in a run");
 
 /* A write() or read call, from and to cfq_now() seconds. */
@@ -208,7 +209,7 @@ FIXTURE(writers) {
 	bool hung_detector;
 	int kmsg;
 	struct iosched_trace trace;	/* the streaming test's, if any */
-	struct cfq_stall_probe probe;	/* while the workers run */
+	struct iosched_stall_probe probe;	/* while the workers run */
 };
 
 static void sysctl_path(char *path, size_t len, const char *name)
@@ -303,7 +304,7 @@ FIXTURE_TEARDOWN(writers)
 	unsigned int i;
 	int ret;
 
-	cfq_stall_probe_release(&self->probe);
+	iosched_stall_probe_release(&self->probe);
 
 	if (self->run && self->run != MAP_FAILED) {
 		for (i = 0; i <= WRITERS; i++) {
@@ -709,13 +710,13 @@ static void lockout_bounds(const struct sched_waits *waits,
 
 /*
  * How long no CPU ran a SCHED_FIFO task during call @c, in ms (see
- * cfq_stall_all_cpus()), at most @cap; -1 if that is not known.
+ * iosched_stall_all_cpus()), at most @cap; -1 if that is not known.
  */
-static double call_stall_ms(const struct cfq_stall_probe *probe,
+static double call_stall_ms(const struct iosched_stall_probe *probe,
 			    const struct call *c, double cap)
 {
-	long long stalled_ns = cfq_stall_all_cpus(probe, c->start * 1e9,
-						  c->end * 1e9);
+	long long stalled_ns = iosched_stall_all_cpus(probe, c->start * 1e9,
+						      c->end * 1e9);
 
 	if (stalled_ns < 0)
 		return -1;
@@ -729,7 +730,7 @@ static double call_stall_ms(const struct cfq_stall_probe *probe,
  * broke it; logs the first, and how many passed only by that time.
  */
 static int calls_locked_out(struct __test_metadata *_metadata,
-			    const struct cfq_stall_probe *probe,
+			    const struct iosched_stall_probe *probe,
 			    const struct worker *w, const char *what, int i,
 			    double bound_ms)
 {
@@ -792,13 +793,13 @@ static void log_slowest_call(struct __test_metadata *_metadata,
  */
 static void run_workers(struct __test_metadata *_metadata,
 			waits_fn scheduler_waits, struct run *run,
-			struct cfq_stall_probe *probe, const char *disk,
+			struct iosched_stall_probe *probe, const char *disk,
 			const char *dev, unsigned long long bytes)
 {
 	double start, writer_ms, reader_ms;
 	struct sched_waits waits;
 	const char *why;
-	char stall[CFQ_STALL_LINE];
+	char stall[IOSCHED_STALL_LINE];
 	int i, finished;
 	pid_t pid;
 
@@ -808,7 +809,7 @@ static void run_workers(struct __test_metadata *_metadata,
 	for (i = 0; i <= WRITERS; i++)
 		run->w[i].slow_s = HOST_SLACK *
 			(i < WRITERS ? waits.writer : waits.reader) / 1e3;
-	cfq_stall_probe_start(probe);
+	iosched_stall_probe_start(probe);
 	start = cfq_now();
 	for (i = 0; i <= WRITERS; i++) {
 		pid = fork();
@@ -823,7 +824,7 @@ static void run_workers(struct __test_metadata *_metadata,
 	}
 	run->reader = run->w[WRITERS].pid;
 	finished = wait_workers(_metadata, run->w, start + FINISH_S);
-	cfq_stall_probe_stop(probe, stall, sizeof(stall));
+	iosched_stall_probe_stop(probe, stall, sizeof(stall));
 	lockout_bounds(&waits, run->w, &writer_ms, &reader_ms);
 	TH_LOG("lockout bounds: a write() %.0f ms, a read %.0f ms (alone %.1f ms)",
 	       writer_ms, reader_ms, waits.alone_read);
@@ -845,7 +846,7 @@ static void run_workers(struct __test_metadata *_metadata,
 		EXPECT_EQ(0, calls_locked_out(_metadata, probe, w, what, i,
 					      bound_ms));
 	}
-	cfq_stall_probe_free(probe);
+	iosched_stall_probe_free(probe);
 	EXPECT_EQ(WRITERS + 1, finished)
 		TH_LOG("%d of %d processes finished within %d s", finished,
 		       WRITERS + 1, FINISH_S);
