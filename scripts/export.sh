@@ -98,11 +98,6 @@ write_quilt_series()
 }
 
 # Tree paths that the exported series touches.
-touched_files()
-{
-	sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$OUT"/quilt/*.patch | sort -u
-}
-
 # Its directories may be read-only, as the pristine ones are; its files
 # may be the pristine ones, so only the directories are made writable.
 remove_check_tree()
@@ -141,7 +136,7 @@ check_applies()
 			echo "  differs from the development tree: $f" >&2
 			bad=1
 		fi
-	done < <(touched_files)
+	done < <(export_touched_files)
 	[ $bad = 0 ] || die "the exported series does not reproduce build/linux"
 }
 
@@ -219,7 +214,7 @@ commit_series()
 	mkdir -p "$repo"
 	while read -r f; do
 		[ -e "$PRISTINE/$f" ] && install -D -m 644 "$PRISTINE/$f" "$repo/$f"
-	done < <(touched_files)
+	done < <(export_touched_files)
 	git_as "$repo" "$sender" init -q
 	git_as "$repo" "$sender" add -A
 	git_as "$repo" "$sender" commit -q -m "Linux $LINUX_PKG_VERSION: the files the series touches"

@@ -277,6 +277,15 @@ progress()
 		END { printf "    [%s] done, %d steps\n", what, n }' >&2
 }
 
+# The files the exported series (build/export/quilt, scripts/export.sh)
+# changes or adds, one a line; none before the first export.
+export_touched_files()
+{
+	local patches=("$BUILD"/export/quilt/*.patch)
+	[ -e "${patches[0]}" ] || return 0
+	sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "${patches[@]}" | sort -u
+}
+
 # Record the content and mtime of the files of tree $1 named on stdin, as
 # "sha256 mtime path" lines in file $2.
 record_stamps()
