@@ -20,8 +20,9 @@
 #   A B            make ab: two revisions (with CELLS, REPS, ...)
 #   LIMIT ACTION   make ra-matrix: at most LIMIT runs; ACTION=status|report
 #   AUTHOR BASE    make export: who signs build/export/git; the tree to send against
+#   FULL=1         make deb: every module Debian builds, not only the guest's
 
-.PHONY: all run test kunit selftest soak bench ab ra-matrix shell check export rebase build initramfs bundle deps clean help
+.PHONY: all run test kunit selftest soak bench ab ra-matrix shell check export deb rebase build initramfs bundle deps clean help
 
 all: run
 
@@ -58,6 +59,9 @@ check:
 export:
 	@scripts/export.sh
 
+deb:
+	@scripts/deb.sh
+
 rebase:
 	@scripts/rebase.sh
 
@@ -78,4 +82,4 @@ clean:
 
 help:
 	@sed -n 's/^#   /  /p' Makefile
-	@echo "targets: run test kunit selftest soak bench ab ra-matrix shell check export rebase build initramfs bundle deps clean"
+	@echo "targets: run test kunit selftest soak bench ab ra-matrix shell check export deb rebase build initramfs bundle deps clean"

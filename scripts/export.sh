@@ -97,7 +97,6 @@ write_quilt_series()
 	mv "$OUT/quilt.tmp" "$OUT/quilt"
 }
 
-# Tree paths that the exported series touches.
 # Its directories may be read-only, as the pristine ones are; its files
 # may be the pristine ones, so only the directories are made writable.
 remove_check_tree()

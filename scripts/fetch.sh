@@ -51,10 +51,10 @@ pristine_is_pinned()
 }
 
 # The pin moved: drop the old source, the trees made from it and what was
-# built from them (kernels, kselftests, the initramfs holding them). The
-# new sources keep their release dates, older than those builds, so make
-# would take them for current. A pristine tree shared through a symlink
-# is only unlinked.
+# built from them (kernels, packages, kselftests, the initramfs holding
+# them). The new sources keep their release dates, older than those
+# builds, so make would take them for current. A pristine tree shared
+# through a symlink is only unlinked.
 drop_old_source()
 {
 	say "the pin moved to $LINUX_PKG_VERSION: dropping build/ trees and builds of $(pristine_version)"
@@ -67,7 +67,7 @@ drop_old_source()
 	chmod -R u+w "$TREE" 2>/dev/null || true
 	rm -rf "$TREE" "$BUILD/obj" "$BUILD/obj-debug" "$BUILD/obj-distro" "$BUILD/export" \
 		"$BUILD/kselftest" "$BUILD/kselftest-install" "$BUILD/kselftest-check" \
-		"$BUILD/initramfs.d" \
+		"$BUILD/deb" "$BUILD/initramfs.d" \
 		"$BUILD/initramfs.cpio.gz" "$BUILD/added-files.list" "$BUILD/series.applied" \
 		"$BUILD/series-files.stamps" "$PRISTINE_STAMP"
 }

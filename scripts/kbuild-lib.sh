@@ -1,11 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
 # Kernel configure and build steps, shared by build.sh (the development
 # tree), bisect.sh (the exported series, one patch at a time) and
-# distro-modules.sh (the series in Debian's configuration). Source it
-# after lib.sh, with TREE and OBJ set, and FRAGMENTS (guest_fragments);
-# BASE_CONFIG, if set, is the configuration the fragments are merged
-# over instead of tinyconfig.
+# distro-modules.sh (the series in Debian's configuration) and deb.sh
+# (its packages). Source it after lib.sh, with TREE and OBJ set, and
+# FRAGMENTS (guest_fragments); BASE_CONFIG, if set, is the configuration
+# the fragments are merged over instead of tinyconfig. configure() runs
+# CONFIG_AFTER, if set, once they are merged (deb.sh's localmodconfig),
+# and counts the files of CONFIG_INPUTS among what it reads.
 # shellcheck shell=bash
+
+CONFIG_AFTER=${CONFIG_AFTER:-true}
+CONFIG_INPUTS=()
 
 # ccache sees paths under BUILD as relative to the object directory, so
 # trees laid out alike (build/linux + build/obj, build/export/linux +
@@ -64,14 +69,14 @@ check_config()
 }
 
 # A digest of what configure() makes the configuration from: the
-# fragments, every Kconfig file and config fragment of the tree, the
-# compiler (Kconfig asks it) and the configuration itself, so that a
-# hand-edited .config is configured again.
+# fragments and CONFIG_INPUTS, every Kconfig file and config fragment of
+# the tree, the compiler (Kconfig asks it) and the configuration itself,
+# so that a hand-edited .config is configured again.
 config_digest()
 {
 	{
 		gcc --version
-		cat "${FRAGMENTS[@]}" ${BASE_CONFIG:+"$BASE_CONFIG"}
+		cat "${FRAGMENTS[@]}" ${BASE_CONFIG:+"$BASE_CONFIG"} "${CONFIG_INPUTS[@]}"
 		(cd "$TREE" && find . -path ./.pc -prune -o -type f \
 			\( -name 'Kconfig*' -o -path '*/configs/*.config' \) -print |
 			LC_ALL=C sort | xargs cat)
@@ -90,6 +95,7 @@ configure()
 	fi
 	rm -f "$stamp"
 	configure_from_fragments
+	"$CONFIG_AFTER"
 	config_digest >"$stamp"
 }
 

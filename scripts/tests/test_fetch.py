@@ -19,7 +19,7 @@ class PinMoved(unittest.TestCase):
         self.build = tmp.name
         self.dropped = ('linux-pristine', 'linux', 'obj', 'obj-debug', 'export',
                         'kselftest', 'kselftest-install', 'kselftest-check',
-                        'initramfs.d')
+                        'deb', 'initramfs.d')
         self.kept = ('dl', 'bench', 'disks', 'tools.d')
         for d in self.dropped + self.kept:
             os.makedirs(os.path.join(self.build, d))
