@@ -87,13 +87,6 @@ trim_to_guest()
 		die "${GUEST_MODULES#"$TOP"/} names modules no configuration builds (log: $log)"
 }
 
-# Lines of build log $1 that say why it failed.
-build_errors()
-{
-	grep -E ': (fatal )?error:|\*\*\*|dpkg-buildpackage: error|dh_[a-z_]+: error' "$1" |
-		tail -n 20 || true
-}
-
 debian_config
 mkdir -p "$DEB_DIR" "$LOGS"
 if [ "$KIND" = trimmed ]; then
@@ -112,14 +105,7 @@ export KDEB_PKGVERSION
 rm -f "$DEB_DIR"/*.deb "$DEB_DIR"/*.changes "$DEB_DIR"/*.buildinfo
 say "building the $KIND packages $KDEB_PKGVERSION (log: ${LOG#"$TOP"/}-build.log)"
 start=$SECONDS
-set +e
-kmake -j"$JOBS" bindeb-pkg 2>&1 | tee "$LOG-build.log" | progress "deb $KIND" 2000
-status=${PIPESTATUS[0]}
-set -e
-if [ "$status" != 0 ]; then
-	build_errors "$LOG-build.log" >&2
-	die "make bindeb-pkg failed (full log: $LOG-build.log)"
-fi
+kmake_logged "$LOG-build.log" "make bindeb-pkg" "deb $KIND" 2000 bindeb-pkg
 echo $((SECONDS - start)) >"$DEB_DIR/seconds"
 say "$KIND packages built in $((SECONDS - start)) s ($((SECONDS - started)) s with the export and configuration):"
 printf '    %s\n' "$DEB_DIR"/*.deb

@@ -117,19 +117,37 @@ configure_from_fragments()
 	rm -f "$OBJ/.config.prev" "$OBJ/.config.old"
 }
 
-build_kernel()
+# The lines of build log $1 that say why it failed: the compiler's and
+# the packaging tools' errors and make's "***" lines, the last 20.
+build_errors()
 {
-	local start=$SECONDS status
-	local BUILD_LOG=$LOGS/build-$(basename "$OBJ").log
-	say "building bzImage in ${OBJ#"$TOP"/} (log: ${BUILD_LOG#"$TOP"/})"
+	grep -E ': (fatal )?error:|\*\*\*|dpkg-buildpackage: error|dh_[a-z_]+: error' "$1" |
+		tail -n 20 || true
+}
+
+# kmake -j"$JOBS" of the targets $5..., its output into log $1, a
+# progress line every $4 lines labelled $3; if it fails, show why and
+# die saying that $2 failed.
+kmake_logged()
+{
+	local log=$1 what=$2 label=$3 every=$4 status
+	shift 4
 	set +e
-	kmake -j"$JOBS" bzImage 2>&1 | tee "$BUILD_LOG" | progress build 500
+	kmake -j"$JOBS" "$@" 2>&1 | tee "$log" | progress "$label" "$every"
 	status=${PIPESTATUS[0]}
 	set -e
 	if [ "$status" != 0 ]; then
-		grep -E 'error|Error' "$BUILD_LOG" | head -n 20 >&2
-		die "kernel build failed (full log: $BUILD_LOG)"
+		build_errors "$log" >&2
+		die "$what failed (full log: $log)"
 	fi
+}
+
+build_kernel()
+{
+	local start=$SECONDS
+	local BUILD_LOG=$LOGS/build-$(basename "$OBJ").log
+	say "building bzImage in ${OBJ#"$TOP"/} (log: ${BUILD_LOG#"$TOP"/})"
+	kmake_logged "$BUILD_LOG" "kernel build" build 500 bzImage
 	# What the image was built from, for the records of the runs that
 	# boot it (the checkout may have moved on by then).
 	echo "${SERIES_BUILT:-$(series_id)}" >"$OBJ/arch/x86/boot/bzImage.series.tmp"
