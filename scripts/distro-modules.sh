@@ -370,7 +370,7 @@ kmake -k -j"$JOBS" W=1 KBUILD_MODPOST_WARN=1 "${kos[@]}" "${KUNIT_BUILTIN[@]}" >
 for ko in "${kos[@]}"; do
 	tap_result "$ko links" "$(if [ ! -f "$OBJ/$ko" ]; then
 		echo "$ko was not built"
-		grep -E 'error|Error' "$LOG-ko.log" | head -n 20
+		build_errors "$LOG-ko.log"
 	fi
 	grep -E "(^| )${ko%.ko}[.:].*objtool|objtool.* ${ko%.ko}[.:]" "$LOG-ko.log" || true)"
 done
