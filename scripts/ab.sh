@@ -44,24 +44,11 @@ rev_tree()
 	echo "$dir"
 }
 
-# Whether tree $1 pins the same kernel source as this checkout: only then
-# may it share the download (the tarball's name does not carry its version).
-same_source_pin()
-{
-	local key=LINUX_SHA256
-	[ "$(grep "^$key=" "$TOP/scripts/base-kernel.env")" = \
-		"$(grep "^$key=" "$1/scripts/base-kernel.env")" ]
-}
-
-# Build side $1's kernel from tree $2 and print its bzImage; the download
-# of the kernel source is shared with this checkout's when both pin it.
+# Build side $1's kernel from tree $2 and print its bzImage.
 build_side()
 {
 	local side=$1 dir=$2 log=$LOGS/ab-build-$1.log
-	mkdir -p "$dir/build"
-	if [ -d "$BUILD/dl" ] && [ ! -e "$dir/build/dl" ] && same_source_pin "$dir"; then
-		cp -al "$BUILD/dl" "$dir/build/dl"
-	fi
+	share_download "$dir"
 	say "building $side (${dir#"$TOP"/}), log ${log#"$TOP"/}"
 	env -u MAKEFLAGS -u MAKELEVEL make -C "$dir" build >"$log" 2>&1 ||
 		die "building $side failed: $(tail -n 1 "$log")"

@@ -77,6 +77,19 @@ bench_only()
 		-u GUEST_MIB -u REP_FROM -u KERNEL_IMAGE "$@" "$TOP/scripts/bench.sh"
 }
 
+# Give tree $1, another copy of this repository, this checkout's download
+# of the kernel source (hard links), if it pins the same tarball: the
+# tarball's file name does not carry its version.
+share_download()
+{
+	local pin
+	[ -d "$BUILD/dl" ] && [ ! -e "$1/build/dl" ] || return 0
+	pin=$(grep '^LINUX_SHA256=' "$TOP/scripts/base-kernel.env")
+	[ "$pin" = "$(grep '^LINUX_SHA256=' "$1/scripts/base-kernel.env")" ] || return 0
+	mkdir -p "$1/build"
+	cp -al "$BUILD/dl" "$1/build/dl"
+}
+
 # Object directory: the debug kernel gets its own so switching never rebuilds.
 obj_dir()
 {
