@@ -599,6 +599,8 @@ static void cfq_activate(struct cfq_data *cfqd, struct cfq_queue *cfqq,
  * With low_latency, slices shrink in proportion when a round over the
  * class's busy queues would take longer than target_latency, so that no
  * queue waits much longer than that for its turn; shares stay the same.
+ * A slice is not cut below two idle windows, the seek to the queue, but
+ * that floor never makes it longer than it was.
  */
 static u64 cfq_latency_slice_ns(const struct cfq_data *cfqd,
 				const struct cfq_queue *cfqq)
@@ -606,11 +608,11 @@ static u64 cfq_latency_slice_ns(const struct cfq_data *cfqd,
 	u64 slice = cfq_slice_ns(cfqd, cfqq);
 	u64 round = slice + cfqd->trees[cfqq->class].busy_slice_ns;
 	u64 target = cfq_ms(cfqd->tun.target_latency);
+	u64 least = min(slice, 2 * cfq_ms(cfqd->tun.slice_idle));
 
 	if (!cfqd->tun.low_latency || round <= target)
 		return slice;
-	return max(mul_u64_u64_div_u64(slice, target, round),
-		   2 * cfq_ms(cfqd->tun.slice_idle));
+	return max(mul_u64_u64_div_u64(slice, target, round), least);
 }
 
 /*
@@ -626,7 +628,7 @@ static void cfq_start_slice(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 	/*
 	 * Due reads wait while starved writeback has its turn: about as long
 	 * as their own deadline, but not so short a turn that it is no more
-	 * than the seek to it (the floor of cfq_latency_slice_ns()).
+	 * than the seek to it (two idle windows), nor longer than the slice.
 	 */
 	if (cfqq->turn == CFQ_TURN_STARVED)
 		slice = min(slice, max(cfq_ms(cfqd->tun.fifo_expire_sync),

@@ -151,6 +151,181 @@ static void cfq_test_charge_extremes(struct kunit *test)
 			CFQ_VTIME_SLICE * 24 * 3600 * MSEC_PER_SEC);
 }
 
+/* Whether tunable @attr takes @value, as a write to its sysfs file would. */
+static bool cfq_test_store(struct elevator_queue *eq,
+			   const struct elv_fs_entry *attr, u32 value)
+{
+	char buf[16];
+	size_t len = snprintf(buf, sizeof(buf), "%u\n", value);
+
+	return attr->store(eq, buf, len) == (ssize_t)len;
+}
+
+/*
+ * The last value @attr takes beyond @from, which it takes, going down to 0
+ * (@up false) or up to U32_MAX.  Accepted values are an interval, so
+ * halving the gap to the nearest refused one finds its end.
+ */
+static u32 cfq_test_range_end(struct elevator_queue *eq,
+			      const struct elv_fs_entry *attr, u32 from,
+			      bool up)
+{
+	s64 taken = from, refused = up ? (s64)U32_MAX + 1 : -1;
+
+	while (up ? refused - taken > 1 : taken - refused > 1) {
+		s64 mid = taken + (refused - taken) / 2;
+
+		if (cfq_test_store(eq, attr, mid))
+			taken = mid;
+		else
+			refused = mid;
+	}
+	return taken;
+}
+
+/*
+ * With the tunables as they are, for queues of both kinds and of the
+ * highest and lowest levels: slices are positive; low_latency's cut and a
+ * starved turn never lengthen them; a day's service is charged in full,
+ * without wrapping; and the async depth ramps from 1 to quantum.
+ */
+static void cfq_test_arithmetic_holds(struct kunit *test,
+				      struct cfq_data *cfqd,
+				      const char *setting)
+{
+	struct cfq_queue *queues[] = {
+		&cfqd->oom_queue,
+		&cfqd->async_queues[CFQ_RT][0],
+		&cfqd->async_queues[CFQ_BE][IOPRIO_NR_LEVELS - 1],
+	};
+	u64 day = 24ULL * 3600 * NSEC_PER_SEC;
+	u64 ramp = div_u64(cfq_ms(cfqd->tun.slice_async), CFQ_ASYNC_RAMP_PARTS);
+	/* Since the last sync completion, in order: through the ramp, past. */
+	u64 since[] = { 0, 1, ramp / 2, ramp - 1, ramp, day };
+	unsigned int i, depth, last_depth = 1;
+
+	for (i = 0; i < ARRAY_SIZE(queues); i++) {
+		struct cfq_queue *cfqq = queues[i];
+		struct cfq_tree *tree = &cfqd->trees[cfqq->class];
+		u64 slice = cfq_slice_ns(cfqd, cfqq), cut;
+
+		KUNIT_EXPECT_GT_MSG(test, slice, 0, "%s", setting);
+		/* A round of eight such queues. */
+		tree->busy_slice_ns = 7 * slice;
+		cut = cfq_latency_slice_ns(cfqd, cfqq);
+		KUNIT_EXPECT_GT_MSG(test, cut, 0, "%s", setting);
+		KUNIT_EXPECT_LE_MSG(test, cut, slice, "%s: queue %u", setting, i);
+		cfqq->turn = CFQ_TURN_STARVED;
+		cfq_start_slice(cfqd, cfqq, day);
+		KUNIT_EXPECT_GT_MSG(test, cfqq->slice_end_ns, day, "%s", setting);
+		KUNIT_EXPECT_LE_MSG(test, cfqq->slice_end_ns - day, cut,
+				    "%s: queue %u", setting, i);
+		cfqq->turn = CFQ_TURN_SLICE;
+		tree->busy_slice_ns = 0;
+
+		cfqq->vtime = 0;
+		cfq_charge(cfqd, cfqq, day);
+		KUNIT_EXPECT_GE_MSG(test, cfqq->vtime,
+				    div64_u64(day, slice) * CFQ_VTIME_SLICE,
+				    "%s: queue %u", setting, i);
+		cfqq->vtime = 0;
+		if (!cfqq->sync)
+			KUNIT_EXPECT_GE_MSG(test,
+					    cfq_async_slice_requests(cfqd, cfqq),
+					    1, "%s", setting);
+	}
+
+	cfqd->last_sync_completion_ns = day;
+	for (i = 0; i < ARRAY_SIZE(since); i++) {
+		depth = cfq_async_depth(cfqd, day + since[i]);
+		KUNIT_EXPECT_GE_MSG(test, depth, last_depth, "%s", setting);
+		KUNIT_EXPECT_LE_MSG(test, depth, cfqd->tun.quantum, "%s",
+				    setting);
+		last_depth = depth;
+	}
+	if (cfqd->tun.low_latency)
+		KUNIT_EXPECT_EQ_MSG(test, cfq_async_depth(cfqd, day), 1, "%s",
+				    setting);
+	KUNIT_EXPECT_EQ_MSG(test, last_depth, cfqd->tun.quantum, "%s", setting);
+}
+
+/*
+ * The value tunable @attr shows: a number, or 1 where it shows "auto"
+ * (every tunable that takes "auto" takes 1).
+ */
+static u32 cfq_test_shown(struct kunit *test, struct elevator_queue *eq,
+			  const struct elv_fs_entry *attr, char *page)
+{
+	u32 value;
+
+	KUNIT_ASSERT_GT_MSG(test, attr->show(eq, page), 0, "%s shows nothing",
+			    attr->attr.name);
+	if (sysfs_streq(page, "auto"))
+		return 1;
+	KUNIT_ASSERT_EQ_MSG(test, kstrtou32(page, 10, &value), 0,
+			    "%s shows \"%s\"", attr->attr.name, page);
+	return value;
+}
+
+/*
+ * Every tunable sysfs offers, at both ends of the range it accepts (found
+ * by writing to it, so that none is left out), alone and all at once.
+ * Each case starts from a fresh cfq_data, with the defaults.
+ */
+static void cfq_test_every_tunable_at_its_ends(struct kunit *test)
+{
+	struct cfq_data *cfqd = test->priv;
+	const struct cfq_tunables defaults = cfqd->tun;
+	const struct ioq_tunables core_defaults = cfqd->core.tun;
+	/*
+	 * The tunables' show and store use elevator_data alone; one that
+	 * took e->sysfs_lock or looked at e->type would need a real one.
+	 */
+	struct elevator_queue *eq = kunit_kzalloc(test, sizeof(*eq), GFP_KERNEL);
+	/* Page-aligned, as sysfs_emit() wants (kmalloc aligns a page). */
+	char *page = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	u32 ends[ARRAY_SIZE(cfq_attrs)][2];
+	const struct elv_fs_entry *attr;
+	char setting[48];
+	unsigned int i, end;
+
+	KUNIT_ASSERT_NOT_NULL(test, eq);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	eq->elevator_data = &cfqd->core;
+	for (attr = cfq_attrs, i = 0; attr->attr.name; attr++, i++) {
+		u32 from = cfq_test_shown(test, eq, attr, page);
+
+		KUNIT_ASSERT_TRUE_MSG(test, cfq_test_store(eq, attr, from),
+				      "%s refuses %u", attr->attr.name, from);
+		ends[i][0] = cfq_test_range_end(eq, attr, from, false);
+		ends[i][1] = cfq_test_range_end(eq, attr, from, true);
+		KUNIT_EXPECT_LT_MSG(test, ends[i][1], U32_MAX, "%s",
+				    attr->attr.name);
+		for (end = 0; end < 2; end++) {
+			cfqd->tun = defaults;
+			cfqd->core.tun = core_defaults;
+			snprintf(setting, sizeof(setting), "%s=%u",
+				 attr->attr.name, ends[i][end]);
+			KUNIT_ASSERT_TRUE_MSG(test,
+					      cfq_test_store(eq, attr,
+							     ends[i][end]),
+					      "%s refused", setting);
+			cfq_test_arithmetic_holds(test, cfqd, setting);
+		}
+	}
+	for (end = 0; end < 2; end++) {
+		for (attr = cfq_attrs, i = 0; attr->attr.name; attr++, i++)
+			KUNIT_ASSERT_TRUE_MSG(test,
+					      cfq_test_store(eq, attr,
+							     ends[i][end]),
+					      "%s refuses %u", attr->attr.name,
+					      ends[i][end]);
+		cfq_test_arithmetic_holds(test, cfqd,
+					  end ? "every tunable at its maximum" :
+						"every tunable at its minimum");
+	}
+}
+
 /* A 4 KiB sync read at @pos of @q. */
 static struct request *cfq_test_read(struct kunit *test,
 				     struct request_queue *q, sector_t pos)
@@ -447,6 +622,7 @@ static struct kunit_case cfq_test_cases[] = {
 	KUNIT_CASE(cfq_test_async_ramp),
 	KUNIT_CASE(cfq_test_latency_slice_extremes),
 	KUNIT_CASE(cfq_test_charge_extremes),
+	KUNIT_CASE(cfq_test_every_tunable_at_its_ends),
 	KUNIT_CASE(cfq_test_requeue_undoes_dispatch),
 	KUNIT_CASE(cfq_test_merges_stay_in_queue),
 	KUNIT_CASE(cfq_test_be_ages_past_rt),
