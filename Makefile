@@ -16,13 +16,14 @@
 #   KERNEL_IMAGE   boot this bzImage instead of the one built
 #   APPEND         make selftest: more guest kernel command line
 #   HOST_LOAD      make selftest: host CPUs kept busy meanwhile (default 0)
+#   MUTANTS        make mutants: only these of mutants/ (names without .patch)
 #   QUICK=1 PROFILE CELLS SCHEDULERS REPS THREADS SECS GUEST_MIB   make bench
 #   A B            make ab: two revisions (with CELLS, REPS, ...)
 #   LIMIT ACTION   make ra-matrix: at most LIMIT runs; ACTION=status|report
 #   AUTHOR BASE    make export: who signs build/export/git; the tree to send against
 #   FULL=1         make deb: every module Debian builds, not only the guest's
 
-.PHONY: all run test kunit selftest soak bench ab ra-matrix shell check export deb rebase build initramfs bundle deps clean help
+.PHONY: all run test kunit selftest mutants soak bench ab ra-matrix shell check export deb rebase build initramfs bundle deps clean help
 
 all: run
 
@@ -37,6 +38,9 @@ kunit:
 
 selftest:
 	@scripts/selftest.sh
+
+mutants:
+	@scripts/mutants.sh
 
 soak:
 	@scripts/soak.sh

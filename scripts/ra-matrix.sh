@@ -24,7 +24,7 @@ mq-deadline-rastock@read_ahead_kb=512 \
 mq-deadline-rastock@read_ahead_kb=1024 \
 mq-deadline-rastock@read_ahead_kb=2048"
 # What no measurement depends on; a change anywhere else measures anew.
-NOT_MEASURED="README.md Documentation selftests bench/report scripts/tests .ci"
+NOT_MEASURED="README.md Documentation selftests bench/report scripts/tests .ci mutants"
 
 # Pathspecs of everything a measurement may depend on (for git status).
 measured_paths()

@@ -1,0 +1,254 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# "make mutants [MUTANTS="name ..."]": show that the tests of the series'
+# fixes fail without the fixes. Each mutants/<name>.patch undoes one fix
+# (a diff against this checkout's kernel files, applied with patch -p1)
+# and says, above its diff, what it undoes and which test must catch it:
+#
+#   Defect: issue 30, item 8: ...
+#   Test: kunit <case>                     KUnit case <case> must fail
+#   Test: selftest <disk> <test> <regex>   kselftest <test> on disk kind
+#                                          <disk> must print a "not ok"
+#                                          line that <regex> matches
+#
+# A scratch copy of this checkout's HEAD, with its own build
+# (build/mutants/tree, incremental, ccache), runs each test once as the
+# code is, where it must pass, and then once per mutant applied. A mutant
+# is killed when its test fails; the lines that show it are quoted in
+# build/mutants/report.md. Exits non-zero unless every mutant is killed.
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+. "$TOP/scripts/qemu-lib.sh"
+
+MUTANTS_DIR=$TOP/mutants
+WORK=$BUILD/mutants
+SCRATCH=$WORK/tree
+REPORT=$WORK/report.md
+
+# Every mutant's file.
+all_mutants() { compgen -G "$MUTANTS_DIR/*.patch" || true; }
+
+# The mutants to run: MUTANTS's names, else every one.
+mutant_files()
+{
+	local name
+	if [ -z "${MUTANTS:-}" ]; then
+		all_mutants
+		return
+	fi
+	for name in $MUTANTS; do
+		[ -f "$MUTANTS_DIR/$name.patch" ] ||
+			die "no mutant $name; there are: $(all_mutants | xargs -r -n1 basename | sed 's/\.patch$//' | xargs)"
+		echo "$MUTANTS_DIR/$name.patch"
+	done
+}
+
+# Field $2 ("Defect", "Test") of mutant $1's header.
+header_field()
+{
+	sed -n "/^diff \|^--- /q; s/^$2: //p" "$1" | head -n 1
+}
+
+# Die unless mutant $1's test is one this script can run.
+check_test_spec()
+{
+	local -a spec
+	read -ra spec <<<"$(header_field "$1" Test)"
+	case "${spec[0]:-}" in
+	kunit) [ ${#spec[@]} = 2 ] && return ;;
+	selftest) [ ${#spec[@]} -ge 4 ] && check_disk_kinds "${spec[1]}" && return ;;
+	esac
+	die "${1#"$TOP"/}: its 'Test:' line must be 'kunit <case>' or 'selftest <disk> <test> <regex>'"
+}
+
+# Make the scratch tree commit $REVISION of this checkout (its HEAD when
+# the run began), a mutant left there by an interrupted run included:
+# neither edits nor commits made while the mutants run reach them.
+sync_scratch()
+{
+	mkdir -p "$SCRATCH"
+	git -C "$TOP" archive "$REVISION" | tar -C "$SCRATCH" -x -f -
+	share_download "$SCRATCH"
+}
+
+# Run test spec $1 ("kunit <case>" or "selftest ...") in the scratch tree,
+# its make output into log $2; print the TAP file it writes, which an
+# earlier run's does not stand in for (a build that fails writes none).
+run_test()
+{
+	local -a spec
+	read -ra spec <<<"$1"
+	local -a make_env=(env -u MAKEFLAGS -u MAKELEVEL -u BUILD -u BUILD_LOCKED -u GUEST_READY
+		-u KERNEL_IMAGE -u TESTS -u DISK -u APPEND -u HOST_LOAD -u DEBUG -u BUNDLE -u GUEST_CPUS)
+	local tap
+	if [ "${spec[0]}" = kunit ]; then
+		tap=$SCRATCH/build/logs/kunit.console
+		rm -f "$tap"
+		"${make_env[@]}" make -C "$SCRATCH" kunit >"$2" 2>&1 || true
+	else
+		tap=$SCRATCH/build/logs/selftest-${spec[1]}.tap
+		rm -f "$tap"
+		"${make_env[@]}" make -C "$SCRATCH" selftest DISK="${spec[1]}" TESTS="${spec[2]}" >"$2" 2>&1 || true
+	fi
+	echo "$tap"
+}
+
+# TAP file $1's lines, without a serial console's carriage returns and
+# printk times and without indentation; a kselftest's own results keep
+# the runner's "# ".
+tap_lines()
+{
+	sed -E 's/\r$//; s/^\[ *[0-9]+\.[0-9]+\] //; s/^[[:space:]]+//' "$1"
+}
+
+# Test spec $1's result lines, as an extended regular expression: "not ok"
+# when $2 is "not ", "ok" when it is empty.
+result_regex()
+{
+	local -a spec
+	read -ra spec <<<"$1"
+	if [ "${spec[0]}" = kunit ]; then
+		echo "^${2}ok [0-9]+ ${spec[1]}\$"
+	else
+		echo "^(# )*${2}ok [0-9]+ .*(${spec[*]:3})"
+	fi
+}
+
+# The result of test spec $1 in TAP file $2: "fail", "pass" or "absent"
+# (the test did not report, e.g. the kernel did not build). The lines are
+# read whole first: grep -q stops at a match, and under pipefail the
+# command writing to it would fail.
+test_result()
+{
+	local lines
+	[ -f "$2" ] || { echo absent; return; }
+	lines=$(tap_lines "$2")
+	if grep -Eq -- "$(result_regex "$1" "not ")" <<<"$lines"; then
+		echo fail
+	elif grep -Eq -- "$(result_regex "$1" "")" <<<"$lines"; then
+		echo pass
+	else
+		echo absent
+	fi
+}
+
+# The lines of TAP file $2 that show test spec $1 failing: KUnit's account
+# of the failed expectations, or the diagnostics the kselftest printed
+# before its failure.
+failure_lines()
+{
+	local -a spec
+	local lines
+	read -ra spec <<<"$1"
+	lines=$(tap_lines "$2")
+	if [ "${spec[0]}" = kunit ]; then
+		# Each failed expectation, up to the next message or result.
+		awk -v start="^# ${spec[1]}: (EXPECTATION|ASSERTION) FAILED" '
+			$0 ~ start { quoting = 1; print; next }
+			/^#|^(not )?ok / { quoting = 0 }
+			quoting && NF' <<<"$lines" | sed -n 1,24p
+		grep -E -m1 -- "$(result_regex "$1" "not ")" <<<"$lines" || true
+	else
+		grep -E -m1 -B8 -- "$(result_regex "$1" "not ")" <<<"$lines" || true
+	fi
+}
+
+# Each test spec of the arguments must pass on the code as it is: a test
+# that fails already tells nothing about a mutant. One KUnit boot runs
+# every case; each kselftest runs in a boot of its own.
+baseline()
+{
+	local spec tap kunit_tap='' result log
+	sync_scratch
+	for spec in "$@"; do
+		say "[baseline] $spec, on the code as it is"
+		if [ "${spec%% *}" = kunit ]; then
+			[ -n "$kunit_tap" ] || kunit_tap=$(run_test kunit "$WORK/baseline-kunit.log")
+			tap=$kunit_tap log=$WORK/baseline-kunit.log
+		else
+			log=$WORK/baseline-$(tr -c 'A-Za-z0-9_.-' _ <<<"$spec").log
+			tap=$(run_test "$spec" "$log")
+		fi
+		result=$(test_result "$spec" "$tap")
+		[ "$result" = pass ] ||
+			die "'$spec' does not pass on the code as it is ($result; log ${log#"$TOP"/})"
+	done
+}
+
+# Apply mutant $1 to the scratch tree, run its test, and append its row
+# and quoted failure to the report; print its verdict.
+run_mutant()
+{
+	local file=$1 name spec log tap result verdict
+	name=$(basename "$file" .patch)
+	spec=$(header_field "$file" Test)
+	log=$WORK/$name.log
+	sync_scratch
+	if ! patch -p1 -d "$SCRATCH" --forward --batch --quiet <"$file" >"$log" 2>&1; then
+		verdict="stale: does not apply"
+	else
+		tap=$(run_test "$spec" "$log")
+		result=$(test_result "$spec" "$tap")
+		case $result in
+		fail) verdict=killed ;;
+		pass) verdict=survived ;;
+		*) verdict="broken: the test did not report (log ${log#"$TOP"/})" ;;
+		esac
+	fi
+	{
+		echo "## $name: $verdict"
+		echo
+		echo "- undoes: $(header_field "$file" Defect)"
+		echo "- test: \`$spec\`"
+		if [ "$verdict" = killed ]; then
+			echo
+			failure_lines "$spec" "$tap" | sed 's/^/    /'
+		fi
+		echo
+	} >>"$REPORT"
+	echo "$verdict"
+}
+
+# Die unless mutant file $1 names what it undoes and a test this script
+# can run, and applies to this checkout's files as they are.
+check_mutant()
+{
+	check_test_spec "$1"
+	[ -n "$(header_field "$1" Defect)" ] || die "${1#"$TOP"/} has no 'Defect:' line"
+	patch -p1 -d "$TOP" --dry-run --forward --batch --quiet <"$1" >/dev/null 2>&1 ||
+		die "${1#"$TOP"/} does not apply to this checkout: the code it undoes has changed"
+}
+
+main()
+{
+	local listing f n=0 killed=0 verdict
+	local -a files specs
+	listing=$(mutant_files) || exit 1
+	[ -n "$listing" ] || die "no mutants in ${MUTANTS_DIR#"$TOP"/}"
+	mapfile -t files <<<"$listing"
+	for f in "${files[@]}"; do
+		check_mutant "$f"
+	done
+
+	[ -z "$(git -C "$TOP" status --porcelain --untracked-files=no)" ] ||
+		warn "make mutants runs the committed code (HEAD); uncommitted changes are left out"
+	lock_build
+	mkdir -p "$WORK"
+	REVISION=$(git -C "$TOP" rev-parse HEAD)
+
+	mapfile -t specs < <(for f in "${files[@]}"; do header_field "$f" Test; done | sort -u)
+	baseline "${specs[@]}"
+
+	printf '# make mutants, %s\n\nrevision %s\n\n' "$(date '+%F %T')" "$REVISION" >"$REPORT"
+	for f in "${files[@]}"; do
+		n=$((n + 1))
+		say "[$n/${#files[@]}] $(basename "$f" .patch): $(header_field "$f" Test)"
+		verdict=$(run_mutant "$f")
+		say "[$n/${#files[@]}] $(basename "$f" .patch): $verdict"
+		[ "$verdict" != killed ] || killed=$((killed + 1))
+	done
+	sync_scratch
+	say "$killed of $n mutants killed; report: ${REPORT#"$TOP"/}"
+	[ "$killed" = "$n" ]
+}
+
+[ "${BASH_SOURCE[0]}" != "$0" ] || main

@@ -1,0 +1,171 @@
+# SPDX-License-Identifier: GPL-2.0
+"""scripts/mutants.sh: every mutant under mutants/ still applies to the
+code and names what it undoes and a test that can be run; a test's result
+is read from KUnit's console and from a kselftest's TAP as what it is
+(failed, passed, or not reported at all); and bad input fails with one
+line before anything is built."""
+import glob
+import os
+import subprocess
+import tempfile
+import unittest
+
+TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..')
+SCRIPT = os.path.join(TOP, 'scripts', 'mutants.sh')
+
+# As the serial console logs it: printk times, and lines that end in CR LF.
+KUNIT_CONSOLE = """\
+[    5.963950]     ok 1 cfq_test_idle_ends_before_it_started
+[    5.983775]     # cfq_test_latency_slice_extremes: EXPECTATION FAILED at block/mq-cfq-iosched_kunit.c:139
+[    5.983775]     Expected cfq_latency_slice_ns(cfqd, cfqq) == 5000 * IOQ_TEST_MS, but
+[    5.983775]         cfq_latency_slice_ns(cfqd, cfqq) == 16000000 (0xf42400)
+[    5.983775]         5000 * IOQ_TEST_MS == 5000000000 (0x12a05f200)
+[    5.983776]     not ok 4 cfq_test_latency_slice_extremes
+[    6.017345]     ok 5 cfq_test_charge_extremes
+[    6.017345]     ok 6 cfq_test_charge_extremes_too
+""".replace('\n', '\r\n')
+
+SELFTEST_TAP = """\
+# TAP version 13
+# 1..2
+# # an IDLE reader: at most 60 scheduler tags in use
+# not ok 1 an IDLE reader holds at most 8 of 64 scheduler tags
+# # buffered writeback: at most 40 scheduler tags in use
+# ok 2 buffered writeback holds at most 48 of 64 scheduler tags
+not ok 1 selftests: iosched: mq_cfq_depth.sh # exit=1
+"""
+
+
+def run(function, env=None):
+    """Run @function of mutants.sh, sourced; the completed process."""
+    return subprocess.run(['bash', '-c', f'. "{SCRIPT}"; ' + function],
+                          env=dict(os.environ, **(env or {})),
+                          capture_output=True, text=True, check=False)
+
+
+class Mutants(unittest.TestCase):
+    def test_every_mutant_applies_and_names_its_defect_and_test(self):
+        mutants = sorted(glob.glob(os.path.join(TOP, 'mutants', '*.patch')))
+        self.assertTrue(mutants)
+        for mutant in mutants:
+            with self.subTest(mutant=os.path.basename(mutant)):
+                done = run(f'check_mutant "{mutant}"')
+                self.assertEqual(done.returncode, 0, done.stderr)
+
+
+class Results(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.addCleanup(subprocess.run, ['rm', '-rf', self.dir])
+
+    def tap(self, text):
+        path = os.path.join(self.dir, 'tap')
+        with open(path, 'w') as f:
+            f.write(text)
+        return path
+
+    def result(self, spec, text):
+        done = run(f'test_result "{spec}" "{self.tap(text)}"')
+        self.assertEqual(done.returncode, 0, done.stderr)
+        return done.stdout.strip()
+
+    def test_kunit_cases_by_their_whole_name(self):
+        self.assertEqual(self.result('kunit cfq_test_latency_slice_extremes',
+                                     KUNIT_CONSOLE), 'fail')
+        self.assertEqual(self.result('kunit cfq_test_charge_extremes',
+                                     KUNIT_CONSOLE), 'pass')
+        self.assertEqual(self.result('kunit cfq_test_charge',
+                                     KUNIT_CONSOLE), 'absent')
+
+    def test_a_result_early_in_a_long_console(self):
+        # A reader that stops at the match must not make the line absent
+        # (under pipefail, the writer before it dies of SIGPIPE).
+        console = KUNIT_CONSOLE + '[    7.000000] filler\r\n' * 50000
+        self.assertEqual(self.result('kunit cfq_test_charge_extremes',
+                                     console), 'pass')
+        self.assertEqual(self.result('kunit cfq_test_latency_slice_extremes',
+                                     console), 'fail')
+        done = run('failure_lines "kunit cfq_test_latency_slice_extremes" '
+                   f'"{self.tap(console)}"; echo "status $?"')
+        self.assertEqual(done.stdout.splitlines()[-1], 'status 0',
+                         done.stderr)
+
+    def test_a_kernel_that_did_not_boot_reports_nothing(self):
+        self.assertEqual(self.result('kunit cfq_test_charge_extremes', ''),
+                         'absent')
+        done = run('test_result "kunit x" /nonexistent')
+        self.assertEqual(done.stdout.strip(), 'absent')
+
+    def test_kselftest_subtests_by_regex(self):
+        spec = 'selftest scsi mq_cfq_depth.sh an IDLE reader holds'
+        self.assertEqual(self.result(spec, SELFTEST_TAP), 'fail')
+        spec = 'selftest scsi mq_cfq_depth.sh buffered writeback holds'
+        self.assertEqual(self.result(spec, SELFTEST_TAP), 'pass')
+
+    def test_the_failure_is_quoted(self):
+        done = run('failure_lines "kunit cfq_test_latency_slice_extremes" '
+                   f'"{self.tap(KUNIT_CONSOLE)}"')
+        lines = done.stdout.splitlines()
+        self.assertEqual(lines[0], '# cfq_test_latency_slice_extremes: '
+                         'EXPECTATION FAILED at '
+                         'block/mq-cfq-iosched_kunit.c:139')
+        self.assertIn('cfq_latency_slice_ns(cfqd, cfqq) == 16000000 '
+                      '(0xf42400)', lines)
+        self.assertEqual(lines[-1],
+                         'not ok 4 cfq_test_latency_slice_extremes')
+        self.assertEqual(len(lines), 5, 'the account and one result line')
+        done = run('failure_lines "selftest scsi mq_cfq_depth.sh IDLE" '
+                   f'"{self.tap(SELFTEST_TAP)}"')
+        self.assertIn('# # an IDLE reader: at most 60 scheduler tags in use',
+                      done.stdout.splitlines())
+
+
+class BadInput(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.addCleanup(subprocess.run, ['rm', '-rf', self.dir])
+
+    def fails_with_one_line(self, done, words):
+        self.assertNotEqual(done.returncode, 0)
+        self.assertEqual(len(done.stderr.splitlines()), 1, done.stderr)
+        self.assertIn(words, done.stderr)
+
+    def test_an_unknown_mutant_is_named(self):
+        done = subprocess.run(['bash', SCRIPT], capture_output=True,
+                              text=True, check=False,
+                              env=dict(os.environ, MUTANTS='no-such',
+                                       BUILD=self.dir))
+        self.fails_with_one_line(done, 'no mutant no-such; there are: ')
+        self.assertFalse(os.listdir(self.dir))
+
+    def mutant(self, header):
+        path = os.path.join(self.dir, 'm.patch')
+        with open(path, 'w') as f:
+            f.write(header + '\n--- a/block/x.c\n+++ b/block/x.c\n')
+        return path
+
+    def test_a_mutant_must_say_what_it_undoes(self):
+        done = run(f'check_mutant "{self.mutant("Test: kunit some_case")}"')
+        self.fails_with_one_line(done, "has no 'Defect:' line")
+
+    def test_a_test_must_be_one_the_script_runs(self):
+        for test in ('Test: kunit', 'Test: kunit a b',
+                     'Test: selftest scsi tunables',
+                     'Test: selftest floppy tunables x', 'Test: ltp x'):
+            with self.subTest(test=test):
+                done = run('check_mutant '
+                           f'"{self.mutant("Defect: d" + chr(10) + test)}"')
+                self.assertNotEqual(done.returncode, 0)
+                self.assertEqual(len(done.stderr.splitlines()), 1,
+                                 done.stderr)
+
+    def test_a_stale_mutant_is_refused(self):
+        path = self.mutant('Defect: d\nTest: kunit some_case')
+        with open(path, 'a') as f:
+            f.write('@@ -1 +1 @@\n-no such line\n+x\n')
+        done = run(f'check_mutant "{path}"')
+        self.fails_with_one_line(done, 'does not apply to this checkout')
+
+
+if __name__ == '__main__':
+    unittest.main()
