@@ -4,6 +4,7 @@
 #   DISKS / DISK   disk kinds of qemu/disks.conf (default: all)
 #   DEBUG=1        build and boot the debug kernel (configs/debug.config)
 #   MEM            guest memory in MiB (default 1024)
+#   GUEST_CPUS     the guest's CPUs, 1 to 8 (default 2)
 #   ACCEL          auto (default), kvm or tcg
 #   VERIFY_SECONDS length of each fio verify run in make test (default 3)
 #   STORM_SECONDS  fio verify under scheduler switching (default 20)

@@ -5,6 +5,13 @@
 
 DISKS_CONF=$TOP/qemu/disks.conf
 MEM=${MEM:-1024}
+# The guest's CPUs: 2, as many as this host and CI's have; the kselftest
+# of readers on different CPUs boots 4 (make test's machine stage).
+GUEST_CPUS=${GUEST_CPUS:-2}
+case $GUEST_CPUS in
+[1-8]) ;;
+*) die "GUEST_CPUS takes 1 to 8 CPUs, not '$GUEST_CPUS'" ;;
+esac
 DISK_SIZE=${DISK_SIZE:-1G}
 QEMU_EXTRA=()
 INITRAMFS=$BUILD/initramfs.cpio.gz
@@ -401,7 +408,7 @@ run_qemu()
 	# guest fails its stage at once instead of hanging to its timeout.
 	# shellcheck disable=SC2046
 	"${QEMU_PREFIX[@]}" qemu-system-x86_64 -machine pc $(accel_args) \
-		-smp 2 -m "$MEM" -nodefaults -no-reboot -display none \
+		-smp "$GUEST_CPUS" -m "$MEM" -nodefaults -no-reboot -display none \
 		-kernel "$(kernel_image)" -initrd "$INITRAMFS" \
 		-append "console=ttyS0 panic=-1 oops=panic iosched.mode=$mode iosched.tools=$TOOLS_SLOT iosched.disks=$(disk_specs_param "$@") iosched.expect=$(built_schedulers) $(debug_append) $extra" \
 		-serial "$serial0" -serial "$serial1" $(tools_qemu_args) "${disks[@]}" "${QEMU_EXTRA[@]}"

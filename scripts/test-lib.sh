@@ -81,7 +81,7 @@ stage_seconds()
 	case $1 in
 	checks) echo 1500 ;;
 	debug) echo $((700 * ${#debug_kinds[@]})) ;;
-	machine) echo 220 ;;
+	machine) echo 300 ;;
 	bench-smoke) echo 100 ;;
 	unit | kunit) echo 60 ;;
 	*) echo 180 ;;

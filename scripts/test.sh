@@ -36,6 +36,10 @@ check_seconds VERIFY_SECONDS STORM_SECONDS SOAK_SECONDS DEBUG_SECONDS
 # Tests that bring their own (null_blk) devices, and the soak, run once
 # (on the first disk kind), not per disk kind.
 MACHINE_TESTS=default_scheduler.sh,nullb_faults.sh,soak.sh,mq_cfq_depth.sh,mq_cfq_records.sh,mq_cfq_starve
+# Tests that need more CPUs than a guest has by default: in the machine
+# stage, in a boot with SMP_CPUS of them.
+SMP_TESTS=mq_cfq_smp
+SMP_CPUS=4
 
 # The stages of make test, in the order they run: the host checks (in
 # the background), the host unit tests, KUnit, the kselftests of each
@@ -253,7 +257,7 @@ kind_stages()
 	for kind in "$@"; do
 		next_step "${tag}kselftests on $kind ($(disk_field "$kind" 3)), fio verify ${VERIFY_SECONDS}s per scheduler, ${STORM_SECONDS}s switch storm"
 		DISK_TOPOLOGY="65536 262144" guest_verdict "${tag}test-$kind" test 2400 \
-			"kunit.enable=0 iosched.verify_seconds=$VERIFY_SECONDS iosched.storm_seconds=$STORM_SECONDS iosched.skip_tests=$MACHINE_TESTS" "$kind"
+			"kunit.enable=0 iosched.verify_seconds=$VERIFY_SECONDS iosched.storm_seconds=$STORM_SECONDS iosched.skip_tests=$MACHINE_TESTS,$SMP_TESTS" "$kind"
 		count_tap "$tag$kind" "$LOGS/${tag}test-$kind.tap"
 		drop_disk_image "$kind"
 	done
@@ -263,13 +267,16 @@ kind_stages()
 machine_stage()
 {
 	local limit
-	next_step "null_blk requeues, timeouts and queue depth 1, writeback beside 24 due readers; ${SOAK_SECONDS}s 64-thread soak on $1; per scheduler"
+	next_step "null_blk requeues, timeouts and queue depth 1, writeback beside 24 due readers; ${SOAK_SECONDS}s 64-thread soak on $1; per scheduler; then readers on $SMP_CPUS CPUs"
 	limit=$(soak_time_limit "$SOAK_SECONDS")
 	# Rotational single-queue disks come up with mq-as in this boot, for
 	# default_scheduler.sh: the stock default would not tell.
 	guest_verdict test-machine test $((limit + 600)) \
 		"kunit.enable=0 elevator.rotational=mq-as iosched.verify_seconds=$VERIFY_SECONDS iosched.soak_seconds=$SOAK_SECONDS iosched.test_timeout=$limit iosched.only_tests=$MACHINE_TESTS" "$1"
 	count_tap "null_blk and soak" "$LOGS/test-machine.tap"
+	GUEST_CPUS=$SMP_CPUS guest_verdict test-smp test 300 \
+		"kunit.enable=0 iosched.only_tests=$SMP_TESTS" "$1"
+	count_tap "readers on $SMP_CPUS CPUs" "$LOGS/test-smp.tap"
 	drop_disk_image "$1"
 }
 

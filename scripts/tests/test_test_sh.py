@@ -35,6 +35,7 @@ STUBS = {
 QEMU_LIB_STUBS = r'''
 boot_guest() {
 	echo "boot $1 DEBUG=${DEBUG:-0}" >>"$BUILD/calls"
+	[ "$GUEST_CPUS" = 2 ] || echo "boot $1 with $GUEST_CPUS CPUs" >>"$BUILD/calls"
 	printf 'ok 1 %s\n1..1\n' "$1" >"$LOGS/$1.tap"
 	cp "$LOGS/$1.tap" "$LOGS/$1.console"
 }
@@ -113,7 +114,7 @@ class TestSh(unittest.TestCase):
 
     def test_every_stage(self):
         code, last, calls, results, err = self.make_test()
-        self.assertEqual((code, last), (0, '14 passed, 0 failed'), err)
+        self.assertEqual((code, last), (0, '15 passed, 0 failed'), err)
         self.assertEqual(calls, {
             'scripts/deps.sh DEBUG=0', 'scripts/deps.sh DEBUG=1', 'scripts/fetch.sh DEBUG=0',
             'scripts/build.sh DEBUG=0',
@@ -123,8 +124,9 @@ class TestSh(unittest.TestCase):
             'scripts/bisect.sh DEBUG=0', 'scripts/distro-modules.sh DEBUG=0',
             'scripts/bench.sh DEBUG=0',
             'boot kunit DEBUG=0', 'boot test-sata DEBUG=0', 'boot test-nvme DEBUG=0',
-            'boot test-machine DEBUG=0', 'boot debug-test-scsi DEBUG=1'})
-        self.assertEqual(results, ['14', '0', '0', 'checks', 'unit', 'kunit', 'sata',
+            'boot test-machine DEBUG=0', 'boot test-smp DEBUG=0',
+            'boot test-smp with 4 CPUs', 'boot debug-test-scsi DEBUG=1'})
+        self.assertEqual(results, ['15', '0', '0', 'checks', 'unit', 'kunit', 'sata',
                                    'nvme', 'machine', 'bench-smoke', 'debug'])
 
     def test_checks_alone_on_a_fresh_build_directory(self):
