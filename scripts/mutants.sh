@@ -10,6 +10,8 @@
 #   Test: selftest <disk> <test> <regex>   kselftest <test> on disk kind
 #                                          <disk> must print a "not ok"
 #                                          line that <regex> matches
+#   CPUs: 4                                (optional) the guest's CPUs,
+#                                          1 to 8 (default 2)
 #
 # A scratch copy of this checkout's HEAD, with its own build
 # (build/mutants/tree, incremental, ccache), runs each test once as the
@@ -70,15 +72,17 @@ sync_scratch()
 	share_download "$SCRATCH"
 }
 
-# Run test spec $1 ("kunit <case>" or "selftest ...") in the scratch tree,
-# its make output into log $2; print the TAP file it writes, which an
-# earlier run's does not stand in for (a build that fails writes none).
+# Run test spec $1 ("kunit <case>" or "selftest ...") in the scratch tree
+# on a guest of $3 CPUs (empty: the default), its make output into log
+# $2; print the TAP file it writes, which an earlier run's does not stand
+# in for (a build that fails writes none).
 run_test()
 {
 	local -a spec
 	read -ra spec <<<"$1"
 	local -a make_env=(env -u MAKEFLAGS -u MAKELEVEL -u BUILD -u BUILD_LOCKED -u GUEST_READY
-		-u KERNEL_IMAGE -u TESTS -u DISK -u APPEND -u HOST_LOAD -u DEBUG -u BUNDLE -u GUEST_CPUS)
+		-u KERNEL_IMAGE -u TESTS -u DISK -u APPEND -u HOST_LOAD -u DEBUG -u BUNDLE -u GUEST_CPUS
+		${3:+GUEST_CPUS=$3})
 	local tap
 	if [ "${spec[0]}" = kunit ]; then
 		tap=$SCRATCH/build/logs/kunit.console
@@ -114,7 +118,7 @@ result_regex()
 }
 
 # The result of test spec $1 in TAP file $2: "fail", "pass" or "absent"
-# (the test did not report, e.g. the kernel did not build). The lines are
+# (the test did not report, e.g. the kernel did not build, or it skipped). The lines are
 # read whole first: grep -q stops at a match, and under pipefail the
 # command writing to it would fail.
 test_result()
@@ -124,7 +128,7 @@ test_result()
 	lines=$(tap_lines "$2")
 	if grep -Eq -- "$(result_regex "$1" "not ")" <<<"$lines"; then
 		echo fail
-	elif grep -Eq -- "$(result_regex "$1" "")" <<<"$lines"; then
+	elif grep -E -- "$(result_regex "$1" "")" <<<"$lines" | grep -Eiv '# SKIP' >/dev/null; then
 		echo pass
 	else
 		echo absent
@@ -152,25 +156,32 @@ failure_lines()
 	fi
 }
 
-# Each test spec of the arguments must pass on the code as it is: a test
-# that fails already tells nothing about a mutant. One KUnit boot runs
-# every case; each kselftest runs in a boot of its own.
+# The test of each mutant file of the arguments must pass on the code as
+# it is: a test that fails already tells nothing about a mutant. One KUnit
+# boot runs every case; each kselftest, on each CPU count, a boot of its
+# own.
 baseline()
 {
-	local spec tap kunit_tap='' result log
+	local file spec cpus what tap kunit_tap='' result log
+	local -A seen=()
 	sync_scratch
-	for spec in "$@"; do
-		say "[baseline] $spec, on the code as it is"
+	for file in "$@"; do
+		spec=$(header_field "$file" Test)
+		cpus=$(header_field "$file" CPUs)
+		what="$spec${cpus:+ on $cpus CPUs}"
+		[ -z "${seen[$what]:-}" ] || continue
+		seen[$what]=1
+		say "[baseline] $what, on the code as it is"
 		if [ "${spec%% *}" = kunit ]; then
-			[ -n "$kunit_tap" ] || kunit_tap=$(run_test kunit "$WORK/baseline-kunit.log")
+			[ -n "$kunit_tap" ] || kunit_tap=$(run_test kunit "$WORK/baseline-kunit.log" "")
 			tap=$kunit_tap log=$WORK/baseline-kunit.log
 		else
-			log=$WORK/baseline-$(tr -c 'A-Za-z0-9_.-' _ <<<"$spec").log
-			tap=$(run_test "$spec" "$log")
+			log=$WORK/baseline-$(tr -c 'A-Za-z0-9_.-' _ <<<"$what").log
+			tap=$(run_test "$spec" "$log" "$cpus")
 		fi
 		result=$(test_result "$spec" "$tap")
 		[ "$result" = pass ] ||
-			die "'$spec' does not pass on the code as it is ($result; log ${log#"$TOP"/})"
+			die "'$what' does not pass on the code as it is ($result; log ${log#"$TOP"/})"
 	done
 }
 
@@ -186,7 +197,7 @@ run_mutant()
 	if ! patch -p1 -d "$SCRATCH" --forward --batch --quiet <"$file" >"$log" 2>&1; then
 		verdict="stale: does not apply"
 	else
-		tap=$(run_test "$spec" "$log")
+		tap=$(run_test "$spec" "$log" "$(header_field "$file" CPUs)")
 		result=$(test_result "$spec" "$tap")
 		case $result in
 		fail) verdict=killed ;;
@@ -209,10 +220,15 @@ run_mutant()
 }
 
 # Die unless mutant file $1 names what it undoes and a test this script
-# can run, and applies to this checkout's files as they are.
+# can run (on a guest of 1 to 8 CPUs, if it says), and applies to this
+# checkout's files as they are.
 check_mutant()
 {
 	check_test_spec "$1"
+	case $(header_field "$1" CPUs) in
+	'' | [1-8]) ;;
+	*) die "${1#"$TOP"/}: 'CPUs:' takes 1 to 8" ;;
+	esac
 	[ -n "$(header_field "$1" Defect)" ] || die "${1#"$TOP"/} has no 'Defect:' line"
 	patch -p1 -d "$TOP" --dry-run --forward --batch --quiet <"$1" >/dev/null 2>&1 ||
 		die "${1#"$TOP"/} does not apply to this checkout: the code it undoes has changed"
@@ -221,7 +237,7 @@ check_mutant()
 main()
 {
 	local listing f n=0 killed=0 verdict
-	local -a files specs
+	local -a files
 	listing=$(mutant_files) || exit 1
 	[ -n "$listing" ] || die "no mutants in ${MUTANTS_DIR#"$TOP"/}"
 	mapfile -t files <<<"$listing"
@@ -235,8 +251,7 @@ main()
 	mkdir -p "$WORK"
 	REVISION=$(git -C "$TOP" rev-parse HEAD)
 
-	mapfile -t specs < <(for f in "${files[@]}"; do header_field "$f" Test; done | sort -u)
-	baseline "${specs[@]}"
+	baseline "${files[@]}"
 
 	printf '# make mutants, %s\n\nrevision %s\n\n' "$(date '+%F %T')" "$REVISION" >"$REPORT"
 	for f in "${files[@]}"; do

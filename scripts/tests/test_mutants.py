@@ -90,6 +90,13 @@ class Results(unittest.TestCase):
         self.assertEqual(done.stdout.splitlines()[-1], 'status 0',
                          done.stderr)
 
+    def test_a_skipped_test_has_not_passed(self):
+        tap = ('# ok 1 smp.every_reader_gets_its_share # SKIP 2 CPUs\n'
+               'ok 1 selftests: iosched: mq_cfq_smp # SKIP\n')
+        self.assertEqual(self.result('selftest scsi mq_cfq_smp '
+                                     'every_reader_gets_its_share', tap),
+                         'absent')
+
     def test_a_kernel_that_did_not_boot_reports_nothing(self):
         self.assertEqual(self.result('kunit cfq_test_charge_extremes', ''),
                          'absent')
@@ -158,6 +165,13 @@ class BadInput(unittest.TestCase):
                 self.assertNotEqual(done.returncode, 0)
                 self.assertEqual(len(done.stderr.splitlines()), 1,
                                  done.stderr)
+
+    def test_a_guest_of_1_to_8_cpus(self):
+        for cpus in ('0', '16', 'four'):
+            with self.subTest(cpus=cpus):
+                path = self.mutant(f'Defect: d\nTest: kunit x\nCPUs: {cpus}')
+                done = run(f'check_mutant "{path}"')
+                self.fails_with_one_line(done, "'CPUs:' takes 1 to 8")
 
     def test_a_stale_mutant_is_refused(self):
         path = self.mutant('Defect: d\nTest: kunit some_case')
