@@ -10,8 +10,8 @@
 #   Test: selftest <disk> <test> <regex>   kselftest <test> on disk kind
 #                                          <disk> must print a "not ok"
 #                                          line that <regex> matches
-#   CPUs: 4                                (optional) the guest's CPUs,
-#                                          1 to 8 (default 2)
+#   CPUs: 4                                (optional, kselftests) the
+#                                          guest's CPUs, 1 to 8 (default 2)
 #
 # A scratch copy of this checkout's HEAD, with its own build
 # (build/mutants/tree, incremental, ccache), runs each test once as the
@@ -33,41 +33,70 @@ all_mutants() { compgen -G "$MUTANTS_DIR/*.patch" || true; }
 mutant_files()
 {
 	local name
+	local -a names
 	if [ -z "${MUTANTS:-}" ]; then
 		all_mutants
 		return
 	fi
-	for name in $MUTANTS; do
+	read -ra names <<<"$MUTANTS"
+	for name in "${names[@]}"; do
 		[ -f "$MUTANTS_DIR/$name.patch" ] ||
 			die "no mutant $name; there are: $(all_mutants | xargs -r -n1 basename | sed 's/\.patch$//' | xargs)"
 		echo "$MUTANTS_DIR/$name.patch"
 	done
 }
 
-# Field $2 ("Defect", "Test") of mutant $1's header.
+# Field $2 ("Defect", "Test", "CPUs") of mutant $1's header: its first.
 header_field()
 {
-	sed -n "/^diff \|^--- /q; s/^$2: //p" "$1" | head -n 1
+	sed -n "s/\r\$//; /^diff \|^--- /q; /^$2: /{s///p;q}" "$1"
 }
 
-# Die unless mutant $1's test is one this script can run.
+# Die unless mutant $1's test is one this script can run: a KUnit case of
+# a suite here, or a kselftest of selftests/iosched with a valid regular
+# expression for its result line, on a disk kind of the matrix (and on a
+# guest of 1 to 8 CPUs, if it says).
 check_test_spec()
 {
 	local -a spec
+	local where=${1#"$TOP"/}
 	read -ra spec <<<"$(header_field "$1" Test)"
 	case "${spec[0]:-}" in
-	kunit) [ ${#spec[@]} = 2 ] && return ;;
-	selftest) [ ${#spec[@]} -ge 4 ] && check_disk_kinds "${spec[1]}" && return ;;
+	kunit)
+		if [ ${#spec[@]} != 2 ] || ! [[ ${spec[1]} =~ ^[A-Za-z0-9_]+$ ]]; then
+			die "$where: 'Test: kunit <case>' takes one case name"
+		fi
+		grep -Eqs "KUNIT_CASE[A-Z_]*\(${spec[1]}[,)]" "$TOP"/block/*_kunit.c "$TOP"/mm/*_kunit.c ||
+			die "$where: no KUnit case ${spec[1]} in block/ or mm/"
+		[ -z "$(header_field "$1" CPUs)" ] ||
+			die "$where: 'CPUs:' is for kselftests (KUnit runs in one boot)"
+		;;
+	selftest)
+		[ ${#spec[@]} -ge 4 ] ||
+			die "$where: 'Test: selftest <disk> <test> <regex>' lacks a part"
+		check_disk_kinds "${spec[1]}"
+		grep -qw -- "${spec[2]}" "$TOP/selftests/iosched/Makefile" ||
+			die "$where: no kselftest ${spec[2]} in selftests/iosched/Makefile"
+		local status=0
+		grep -E -- "${spec[*]:3}" </dev/null 2>/dev/null || status=$?
+		[ "$status" = 1 ] || die "$where: '${spec[*]:3}' is not a regular expression grep -E takes"
+		;;
+	*) die "$where: its 'Test:' line must be 'kunit <case>' or 'selftest <disk> <test> <regex>'" ;;
 	esac
-	die "${1#"$TOP"/}: its 'Test:' line must be 'kunit <case>' or 'selftest <disk> <test> <regex>'"
+	case $(header_field "$1" CPUs) in
+	'' | [1-8]) ;;
+	*) die "$where: 'CPUs:' takes 1 to 8" ;;
+	esac
 }
 
 # Make the scratch tree commit $REVISION of this checkout (its HEAD when
-# the run began), a mutant left there by an interrupted run included:
-# neither edits nor commits made while the mutants run reach them.
+# make mutants started): neither edits nor commits made while the mutants
+# run reach them, and a mutant an interrupted run left there, or a file
+# since deleted, goes. Its build/ stays, for an incremental build.
 sync_scratch()
 {
 	mkdir -p "$SCRATCH"
+	find "$SCRATCH" -mindepth 1 -maxdepth 1 ! -name build -exec rm -rf {} +
 	git -C "$TOP" archive "$REVISION" | tar -C "$SCRATCH" -x -f -
 	share_download "$SCRATCH"
 }
@@ -104,32 +133,37 @@ tap_lines()
 	sed -E 's/\r$//; s/^\[ *[0-9]+\.[0-9]+\] //; s/^[[:space:]]+//' "$1"
 }
 
-# Test spec $1's result lines, as an extended regular expression: "not ok"
-# when $2 is "not ", "ok" when it is empty.
-result_regex()
+# The result lines of test spec $1 among TAP lines $2 whose result is $3
+# ("not ok" or "ok"): KUnit's line for its case, or the kselftest's lines
+# whose description the spec's regular expression matches.
+result_lines()
 {
 	local -a spec
 	read -ra spec <<<"$1"
 	if [ "${spec[0]}" = kunit ]; then
-		echo "^${2}ok [0-9]+ ${spec[1]}\$"
+		grep -Ex -- "$3 [0-9]+ ${spec[1]}" <<<"$2" || true
 	else
-		echo "^(# )*${2}ok [0-9]+ .*(${spec[*]:3})"
+		grep -E -- "^(# )*$3 [0-9]+ " <<<"$2" |
+			awk -v re="${spec[*]:3}" '{ d = $0; sub(/^(# )*(not )?ok [0-9]+ /, "", d) } d ~ re' || true
 	fi
 }
 
-# The result of test spec $1 in TAP file $2: "fail", "pass" or "absent"
-# (the test did not report, e.g. the kernel did not build, or it skipped). The lines are
-# read whole first: grep -q stops at a match, and under pipefail the
-# command writing to it would fail.
+# The result of test spec $1 in TAP file $2: "fail", "pass", "skipped", or
+# "absent" (the test did not report: the kernel did not build or boot).
+# The lines are read whole first: grep -q stops at a match, and under
+# pipefail the command writing to it would fail.
 test_result()
 {
-	local lines
+	local lines ok
 	[ -f "$2" ] || { echo absent; return; }
 	lines=$(tap_lines "$2")
-	if grep -Eq -- "$(result_regex "$1" "not ")" <<<"$lines"; then
+	ok=$(result_lines "$1" "$lines" ok)
+	if [ -n "$(result_lines "$1" "$lines" "not ok")" ]; then
 		echo fail
-	elif grep -E -- "$(result_regex "$1" "")" <<<"$lines" | grep -Eiv '# SKIP' >/dev/null; then
+	elif grep -Eiv '# SKIP' <<<"$ok" | grep -q .; then
 		echo pass
+	elif [ -n "$ok" ]; then
+		echo skipped
 	else
 		echo absent
 	fi
@@ -150,9 +184,9 @@ failure_lines()
 			$0 ~ start { quoting = 1; print; next }
 			/^#|^(not )?ok / { quoting = 0 }
 			quoting && NF' <<<"$lines" | sed -n 1,24p
-		grep -E -m1 -- "$(result_regex "$1" "not ")" <<<"$lines" || true
+		result_lines "$1" "$lines" "not ok" | sed -n 1p
 	else
-		grep -E -m1 -B8 -- "$(result_regex "$1" "not ")" <<<"$lines" || true
+		grep -Fx -m1 -B8 -- "$(result_lines "$1" "$lines" "not ok" | sed -n 1p)" <<<"$lines" || true
 	fi
 }
 
@@ -176,7 +210,7 @@ baseline()
 			[ -n "$kunit_tap" ] || kunit_tap=$(run_test kunit "$WORK/baseline-kunit.log" "")
 			tap=$kunit_tap log=$WORK/baseline-kunit.log
 		else
-			log=$WORK/baseline-$(tr -c 'A-Za-z0-9_.-' _ <<<"$what").log
+			log=$WORK/baseline-${what//[^A-Za-z0-9_.-]/_}.log
 			tap=$(run_test "$spec" "$log" "$cpus")
 		fi
 		result=$(test_result "$spec" "$tap")
@@ -185,23 +219,33 @@ baseline()
 	done
 }
 
+# Apply mutant file $1 in directory $2, exactly (no fuzz, no backup or
+# reject files); with --dry-run as $3, only see whether it would.
+apply_mutant()
+{
+	patch -p1 -d "$2" ${3:+"$3"} --forward --batch --quiet --fuzz=0 \
+		--no-backup-if-mismatch --reject-file=- <"$1"
+}
+
 # Apply mutant $1 to the scratch tree, run its test, and append its row
-# and quoted failure to the report; print its verdict.
+# and quoted failure to the report; its verdict goes to VERDICT (not
+# printed: a subshell would hide a failure of the steps before).
 run_mutant()
 {
-	local file=$1 name spec log tap result verdict
+	local file=$1 name spec log tap='' result verdict
 	name=$(basename "$file" .patch)
 	spec=$(header_field "$file" Test)
 	log=$WORK/$name.log
 	sync_scratch
-	if ! patch -p1 -d "$SCRATCH" --forward --batch --quiet <"$file" >"$log" 2>&1; then
-		verdict="stale: does not apply"
+	if ! apply_mutant "$file" "$SCRATCH" >"$log" 2>&1; then
+		verdict="stale: does not apply to $REVISION"
 	else
 		tap=$(run_test "$spec" "$log" "$(header_field "$file" CPUs)")
 		result=$(test_result "$spec" "$tap")
 		case $result in
 		fail) verdict=killed ;;
 		pass) verdict=survived ;;
+		skipped) verdict="broken: the test skipped (log ${log#"$TOP"/})" ;;
 		*) verdict="broken: the test did not report (log ${log#"$TOP"/})" ;;
 		esac
 	fi
@@ -216,12 +260,11 @@ run_mutant()
 		fi
 		echo
 	} >>"$REPORT"
-	echo "$verdict"
+	VERDICT=$verdict
 }
 
 # Die unless mutant file $1 names what it undoes and a test this script
-# can run (on a guest of 1 to 8 CPUs, if it says), and applies to this
-# checkout's files as they are.
+# can run, and applies to this checkout's files as they are.
 check_mutant()
 {
 	check_test_spec "$1"
@@ -230,13 +273,13 @@ check_mutant()
 	*) die "${1#"$TOP"/}: 'CPUs:' takes 1 to 8" ;;
 	esac
 	[ -n "$(header_field "$1" Defect)" ] || die "${1#"$TOP"/} has no 'Defect:' line"
-	patch -p1 -d "$TOP" --dry-run --forward --batch --quiet <"$1" >/dev/null 2>&1 ||
+	apply_mutant "$1" "$TOP" --dry-run >/dev/null 2>&1 ||
 		die "${1#"$TOP"/} does not apply to this checkout: the code it undoes has changed"
 }
 
 main()
 {
-	local listing f n=0 killed=0 verdict
+	local listing f n=0 killed=0
 	local -a files
 	listing=$(mutant_files) || exit 1
 	[ -n "$listing" ] || die "no mutants in ${MUTANTS_DIR#"$TOP"/}"
@@ -247,9 +290,9 @@ main()
 
 	[ -z "$(git -C "$TOP" status --porcelain --untracked-files=no)" ] ||
 		warn "make mutants runs the committed code (HEAD); uncommitted changes are left out"
+	REVISION=$(git -C "$TOP" rev-parse HEAD)
 	lock_build
 	mkdir -p "$WORK"
-	REVISION=$(git -C "$TOP" rev-parse HEAD)
 
 	baseline "${files[@]}"
 
@@ -257,9 +300,9 @@ main()
 	for f in "${files[@]}"; do
 		n=$((n + 1))
 		say "[$n/${#files[@]}] $(basename "$f" .patch): $(header_field "$f" Test)"
-		verdict=$(run_mutant "$f")
-		say "[$n/${#files[@]}] $(basename "$f" .patch): $verdict"
-		[ "$verdict" != killed ] || killed=$((killed + 1))
+		run_mutant "$f"
+		say "[$n/${#files[@]}] $(basename "$f" .patch): $VERDICT"
+		[ "$VERDICT" != killed ] || killed=$((killed + 1))
 	done
 	sync_scratch
 	say "$killed of $n mutants killed; report: ${REPORT#"$TOP"/}"

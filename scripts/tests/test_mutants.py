@@ -95,7 +95,16 @@ class Results(unittest.TestCase):
                'ok 1 selftests: iosched: mq_cfq_smp # SKIP\n')
         self.assertEqual(self.result('selftest scsi mq_cfq_smp '
                                      'every_reader_gets_its_share', tap),
-                         'absent')
+                         'skipped')
+
+    def test_the_regex_sees_only_the_description(self):
+        # Anchored at the description; the result and number are not in it.
+        spec = 'selftest scsi mq_cfq_depth.sh ^an IDLE reader holds'
+        self.assertEqual(self.result(spec, SELFTEST_TAP), 'fail')
+        spec = 'selftest scsi mq_cfq_depth.sh ^buffered writeback holds'
+        self.assertEqual(self.result(spec, SELFTEST_TAP), 'pass')
+        spec = 'selftest scsi mq_cfq_depth.sh ^not ok'
+        self.assertEqual(self.result(spec, SELFTEST_TAP), 'absent')
 
     def test_a_kernel_that_did_not_boot_reports_nothing(self):
         self.assertEqual(self.result('kunit cfq_test_charge_extremes', ''),
@@ -152,29 +161,39 @@ class BadInput(unittest.TestCase):
         return path
 
     def test_a_mutant_must_say_what_it_undoes(self):
-        done = run(f'check_mutant "{self.mutant("Test: kunit some_case")}"')
+        path = self.mutant('Test: kunit cfq_test_charge_extremes')
+        done = run(f'check_mutant "{path}"')
         self.fails_with_one_line(done, "has no 'Defect:' line")
 
     def test_a_test_must_be_one_the_script_runs(self):
-        for test in ('Test: kunit', 'Test: kunit a b',
-                     'Test: selftest scsi tunables',
-                     'Test: selftest floppy tunables x', 'Test: ltp x'):
+        for test, words in (
+                ('Test: kunit', 'takes one case name'),
+                ('Test: kunit a b', 'takes one case name'),
+                ('Test: kunit cfq_test_charge', 'no KUnit case'),
+                ('Test: selftest scsi tunables', 'lacks a part'),
+                ('Test: selftest floppy tunables x', 'unknown disk kind'),
+                ('Test: selftest scsi no_such_test x', 'no kselftest'),
+                ('Test: selftest scsi tunables (x', 'not a regular expression'),
+                ('Test: ltp x', "its 'Test:' line must be")):
             with self.subTest(test=test):
                 done = run('check_mutant '
                            f'"{self.mutant("Defect: d" + chr(10) + test)}"')
-                self.assertNotEqual(done.returncode, 0)
-                self.assertEqual(len(done.stderr.splitlines()), 1,
-                                 done.stderr)
+                self.fails_with_one_line(done, words)
 
-    def test_a_guest_of_1_to_8_cpus(self):
+    def test_a_guest_of_1_to_8_cpus_for_a_kselftest(self):
+        test = 'Test: selftest scsi mq_cfq_smp every_reader'
         for cpus in ('0', '16', 'four'):
             with self.subTest(cpus=cpus):
-                path = self.mutant(f'Defect: d\nTest: kunit x\nCPUs: {cpus}')
+                path = self.mutant(f'Defect: d\n{test}\nCPUs: {cpus}')
                 done = run(f'check_mutant "{path}"')
                 self.fails_with_one_line(done, "'CPUs:' takes 1 to 8")
+        path = self.mutant('Defect: d\nTest: kunit cfq_test_charge_extremes'
+                           '\nCPUs: 4')
+        done = run(f'check_mutant "{path}"')
+        self.fails_with_one_line(done, "'CPUs:' is for kselftests")
 
     def test_a_stale_mutant_is_refused(self):
-        path = self.mutant('Defect: d\nTest: kunit some_case')
+        path = self.mutant('Defect: d\nTest: kunit cfq_test_charge_extremes')
         with open(path, 'a') as f:
             f.write('@@ -1 +1 @@\n-no such line\n+x\n')
         done = run(f'check_mutant "{path}"')
