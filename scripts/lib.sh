@@ -74,7 +74,7 @@ without_build_lock()
 bench_only()
 {
 	env -u CELLS -u SCHEDULERS -u PROFILE -u REPS -u THREADS -u SECS -u QUICK \
-		-u GUEST_MIB -u REP_FROM -u KERNEL_IMAGE "$@" "$TOP/scripts/bench.sh"
+		-u GUEST_MIB -u REP_FROM -u KERNEL_IMAGE -u GUEST_CPUS "$@" "$TOP/scripts/bench.sh"
 }
 
 # Give tree $1, another copy of this repository, this checkout's download
@@ -85,7 +85,7 @@ share_download()
 	local pin
 	[ -d "$BUILD/dl" ] && [ ! -e "$1/build/dl" ] || return 0
 	pin=$(grep '^LINUX_SHA256=' "$TOP/scripts/base-kernel.env")
-	[ "$pin" = "$(grep '^LINUX_SHA256=' "$1/scripts/base-kernel.env")" ] || return 0
+	[ "$pin" = "$(grep -s '^LINUX_SHA256=' "$1/scripts/base-kernel.env")" ] || return 0
 	mkdir -p "$1/build"
 	cp -al "$BUILD/dl" "$1/build/dl"
 }

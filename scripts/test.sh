@@ -275,7 +275,7 @@ machine_stage()
 		"kunit.enable=0 elevator.rotational=mq-as iosched.verify_seconds=$VERIFY_SECONDS iosched.soak_seconds=$SOAK_SECONDS iosched.test_timeout=$limit iosched.only_tests=$MACHINE_TESTS" "$1"
 	count_tap "null_blk and soak" "$LOGS/test-machine.tap"
 	GUEST_CPUS=$SMP_CPUS guest_verdict test-smp test 300 \
-		"kunit.enable=0 iosched.only_tests=$SMP_TESTS" "$1"
+		"kunit.enable=0 iosched.test_timeout=150 iosched.only_tests=$SMP_TESTS" "$1"
 	count_tap "readers on $SMP_CPUS CPUs" "$LOGS/test-smp.tap"
 	drop_disk_image "$1"
 }

@@ -8,7 +8,7 @@ import unittest
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 KNOBS = ('CELLS', 'SCHEDULERS', 'PROFILE', 'REPS', 'THREADS', 'SECS', 'QUICK',
-         'GUEST_MIB', 'REP_FROM', 'KERNEL_IMAGE')
+         'GUEST_MIB', 'REP_FROM', 'KERNEL_IMAGE', 'GUEST_CPUS')
 
 
 class BenchOnly(unittest.TestCase):
