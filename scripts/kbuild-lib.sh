@@ -121,7 +121,7 @@ configure_from_fragments()
 # the packaging tools' errors and make's "***" lines, the last 20.
 build_errors()
 {
-	grep -E ': (fatal )?error:|\*\*\*|dpkg-buildpackage: error|dh_[a-z_]+: error' "$1" |
+	grep -E ': (fatal )?error:|\*\*\*|ERROR: modpost:|undefined reference|dpkg-buildpackage: error|dh_[a-z_]+: error' "$1" |
 		tail -n 20 || true
 }
 
