@@ -97,7 +97,7 @@ check_selftest_warnings()
 		make -k -C "$TREE/tools/testing/selftests" TARGETS=iosched O="$out" \
 		USERCFLAGS=-fdiagnostics-color=never >"$log" 2>&1; then
 		tap_result "the iosched kselftests build without warnings" \
-			"$(grep -E ': (fatal )?error: ' "$log" | head -n 10)"$'\n'"the build failed (log: $log)"
+			"$(build_errors "$log")"$'\n'"the build failed (log: $log)"
 		return
 	fi
 	if ! grep -q '^  CC ' "$log"; then

@@ -117,14 +117,6 @@ configure_from_fragments()
 	rm -f "$OBJ/.config.prev" "$OBJ/.config.old"
 }
 
-# The lines of build log $1 that say why it failed: the compiler's and
-# the packaging tools' errors and make's "***" lines, the last 20.
-build_errors()
-{
-	grep -E ': (fatal )?error:|\*\*\*|ERROR: modpost:|undefined reference|dpkg-buildpackage: error|dh_[a-z_]+: error' "$1" |
-		tail -n 20 || true
-}
-
 # kmake -j"$JOBS" of the targets $5..., its output into log $1, a
 # progress line every $4 lines labelled $3; if it fails, show why and
 # die saying that $2 failed.

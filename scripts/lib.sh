@@ -90,6 +90,15 @@ share_download()
 	cp -al "$BUILD/dl" "$1/build/dl"
 }
 
+# The lines of build log $1 (a kernel, kselftest or package build) that
+# say why it failed: the compiler's, modpost's, the linker's and the
+# packaging tools' errors and make's "***" lines, the last 20.
+build_errors()
+{
+	grep -E ': (fatal )?error:|\*\*\*|ERROR: modpost:|undefined reference|dpkg-buildpackage: error|dh_[a-z_]+: error' "$1" |
+		tail -n 20 || true
+}
+
 # Object directory: the debug kernel gets its own so switching never rebuilds.
 obj_dir()
 {
