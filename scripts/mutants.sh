@@ -10,6 +10,8 @@
 #   Test: selftest <disk> <test> <regex>   kselftest <test> on disk kind
 #                                          <disk> must print a "not ok"
 #                                          line that <regex> matches
+#   Test: ...                              (more lines) every test named
+#                                          must fail
 #   CPUs: 4                                (optional, kselftests) the
 #                                          guest's CPUs, 1 to 8 (default 2)
 #
@@ -52,15 +54,21 @@ header_field()
 	sed -n "s/\r\$//; /^diff \|^--- /q; /^$2: /{s///p;q}" "$1"
 }
 
-# Die unless mutant $1's test is one this script can run: a KUnit case of
-# a suite here, or a kselftest of selftests/iosched with a valid regular
-# expression for its result line, on a disk kind of the matrix (and on a
-# guest of 1 to 8 CPUs, if it says).
+# The tests mutant $1 names, one per line.
+mutant_tests()
+{
+	sed -n 's/\r$//; /^diff \|^--- /q; /^Test: /s///p' "$1"
+}
+
+# Die unless test spec $2 of mutant $1 is one this script can run: a
+# KUnit case of a suite here, or a kselftest of selftests/iosched with a
+# valid regular expression for its result line, on a disk kind of the
+# matrix (and on a guest of 1 to 8 CPUs, if it says).
 check_test_spec()
 {
 	local -a spec
 	local where=${1#"$TOP"/}
-	read -ra spec <<<"$(header_field "$1" Test)"
+	read -ra spec <<<"$2"
 	case "${spec[0]:-}" in
 	kunit)
 		if [ ${#spec[@]} != 2 ] || ! [[ ${spec[1]} =~ ^[A-Za-z0-9_]+$ ]]; then
@@ -81,11 +89,7 @@ check_test_spec()
 		grep -E -- "${spec[*]:3}" </dev/null 2>/dev/null || status=$?
 		[ "$status" = 1 ] || die "$where: '${spec[*]:3}' is not a regular expression grep -E takes"
 		;;
-	*) die "$where: its 'Test:' line must be 'kunit <case>' or 'selftest <disk> <test> <regex>'" ;;
-	esac
-	case $(header_field "$1" CPUs) in
-	'' | [1-8]) ;;
-	*) die "$where: 'CPUs:' takes 1 to 8" ;;
+	*) die "$where: a 'Test:' line must be 'kunit <case>' or 'selftest <disk> <test> <regex>'" ;;
 	esac
 }
 
@@ -197,25 +201,28 @@ failure_lines()
 baseline()
 {
 	local file spec cpus what tap kunit_tap='' result log
+	local -a specs
 	local -A seen=()
 	sync_scratch
 	for file in "$@"; do
-		spec=$(header_field "$file" Test)
 		cpus=$(header_field "$file" CPUs)
-		what="$spec${cpus:+ on $cpus CPUs}"
-		[ -z "${seen[$what]:-}" ] || continue
-		seen[$what]=1
-		say "[baseline] $what, on the code as it is"
-		if [ "${spec%% *}" = kunit ]; then
-			[ -n "$kunit_tap" ] || kunit_tap=$(run_test kunit "$WORK/baseline-kunit.log" "")
-			tap=$kunit_tap log=$WORK/baseline-kunit.log
-		else
-			log=$WORK/baseline-${what//[^A-Za-z0-9_.-]/_}.log
-			tap=$(run_test "$spec" "$log" "$cpus")
-		fi
-		result=$(test_result "$spec" "$tap")
-		[ "$result" = pass ] ||
-			die "'$what' does not pass on the code as it is ($result; log ${log#"$TOP"/})"
+		mapfile -t specs < <(mutant_tests "$file")
+		for spec in "${specs[@]}"; do
+			what="$spec${cpus:+ on $cpus CPUs}"
+			[ -z "${seen[$what]:-}" ] || continue
+			seen[$what]=1
+			say "[baseline] $what, on the code as it is"
+			if [ "${spec%% *}" = kunit ]; then
+				[ -n "$kunit_tap" ] || kunit_tap=$(run_test kunit "$WORK/baseline-kunit.log" "")
+				tap=$kunit_tap log=$WORK/baseline-kunit.log
+			else
+				log=$WORK/baseline-${what//[^A-Za-z0-9_.-]/_}.log
+				tap=$(run_test "$spec" "$log" "$cpus")
+			fi
+			result=$(test_result "$spec" "$tap")
+			[ "$result" = pass ] ||
+				die "'$what' does not pass on the code as it is ($result; log ${log#"$TOP"/})"
+		done
 	done
 }
 
@@ -227,38 +234,50 @@ apply_mutant()
 		--no-backup-if-mismatch --reject-file=- <"$1"
 }
 
-# Apply mutant $1 to the scratch tree, run its test, and append its row
-# and quoted failure to the report; its verdict goes to VERDICT (not
+# The verdict on a mutant of one test's result $1 ("fail", "pass",
+# "skipped", "absent"), its log $2.
+test_verdict()
+{
+	case $1 in
+	fail) echo killed ;;
+	pass) echo survived ;;
+	skipped) echo "broken: the test skipped (log ${2#"$TOP"/})" ;;
+	*) echo "broken: the test did not report (log ${2#"$TOP"/})" ;;
+	esac
+}
+
+# Apply mutant $1 to the scratch tree, run each of its tests, and append
+# its section to the report: each test's verdict, and the lines that show
+# each failure.  It is killed when every test failed; its verdict, the
+# first test's that was not "killed" otherwise, goes to VERDICT (not
 # printed: a subshell would hide a failure of the steps before).
 run_mutant()
 {
-	local file=$1 name spec log tap='' result verdict
+	local file=$1 name spec log tap this verdict='' section='' n=0
+	local -a specs
 	name=$(basename "$file" .patch)
-	spec=$(header_field "$file" Test)
-	log=$WORK/$name.log
+	mapfile -t specs < <(mutant_tests "$file")
 	sync_scratch
-	if ! apply_mutant "$file" "$SCRATCH" >"$log" 2>&1; then
+	if ! apply_mutant "$file" "$SCRATCH" >"$WORK/$name.log" 2>&1; then
 		verdict="stale: does not apply to $REVISION"
 	else
-		tap=$(run_test "$spec" "$log" "$(header_field "$file" CPUs)")
-		result=$(test_result "$spec" "$tap")
-		case $result in
-		fail) verdict=killed ;;
-		pass) verdict=survived ;;
-		skipped) verdict="broken: the test skipped (log ${log#"$TOP"/})" ;;
-		*) verdict="broken: the test did not report (log ${log#"$TOP"/})" ;;
-		esac
+		for spec in "${specs[@]}"; do
+			n=$((n + 1))
+			log=$WORK/$name-$n.log
+			tap=$(run_test "$spec" "$log" "$(header_field "$file" CPUs)")
+			this=$(test_verdict "$(test_result "$spec" "$tap")" "$log")
+			[ "$this" = killed ] || [ -n "$verdict" ] || verdict="$this (\`$spec\`)"
+			section+=$'\n'"- test: \`$spec\`: $this"$'\n'
+			[ "$this" != killed ] ||
+				section+=$'\n'$(failure_lines "$spec" "$tap" | sed 's/^/    /')$'\n'
+		done
+		verdict=${verdict:-killed}
 	fi
 	{
 		echo "## $name: $verdict"
 		echo
 		echo "- undoes: $(header_field "$file" Defect)"
-		echo "- test: \`$spec\`"
-		if [ "$verdict" = killed ]; then
-			echo
-			failure_lines "$spec" "$tap" | sed 's/^/    /'
-		fi
-		echo
+		echo "$section"
 	} >>"$REPORT"
 	VERDICT=$verdict
 }
@@ -267,7 +286,13 @@ run_mutant()
 # can run, and applies to this checkout's files as they are.
 check_mutant()
 {
-	check_test_spec "$1"
+	local spec
+	local -a specs
+	mapfile -t specs < <(mutant_tests "$1")
+	[ ${#specs[@]} -gt 0 ] || die "${1#"$TOP"/} has no 'Test:' line"
+	for spec in "${specs[@]}"; do
+		check_test_spec "$1" "$spec"
+	done
 	case $(header_field "$1" CPUs) in
 	'' | [1-8]) ;;
 	*) die "${1#"$TOP"/}: 'CPUs:' takes 1 to 8" ;;
@@ -299,7 +324,7 @@ main()
 	printf '# make mutants, %s\n\nrevision %s\n\n' "$(date '+%F %T')" "$REVISION" >"$REPORT"
 	for f in "${files[@]}"; do
 		n=$((n + 1))
-		say "[$n/${#files[@]}] $(basename "$f" .patch): $(header_field "$f" Test)"
+		say "[$n/${#files[@]}] $(basename "$f" .patch): $(mutant_tests "$f" | paste -sd ';' | sed 's/;/; /g')"
 		run_mutant "$f"
 		say "[$n/${#files[@]}] $(basename "$f" .patch): $VERDICT"
 		[ "$VERDICT" != killed ] || killed=$((killed + 1))

@@ -136,6 +136,51 @@ class Results(unittest.TestCase):
                       done.stdout.splitlines())
 
 
+class SeveralTests(unittest.TestCase):
+    """A mutant that names several tests is killed only if each fails."""
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.addCleanup(subprocess.run, ['rm', '-rf', self.dir])
+        self.path = os.path.join(self.dir, 'm.patch')
+        with open(self.path, 'w') as f:
+            f.write('Defect: d\nTest: kunit cfq_test_latency_slice_extremes\n'
+                    'Test: selftest scsi mq_cfq_depth.sh IDLE reader\n\n'
+                    '--- a/block/x.c\nTest: kunit not_a_header_line\n')
+        with open(os.path.join(self.dir, 'kunit'), 'w') as f:
+            f.write(KUNIT_CONSOLE)
+
+    def verdict(self, selftest_tap):
+        with open(os.path.join(self.dir, 'selftest'), 'w') as f:
+            f.write(selftest_tap)
+        # Each test's TAP comes from the files above, not from a guest.
+        done = run('sync_scratch() { :; }; apply_mutant() { :; }; '
+                   'run_test() { local -a s; read -ra s <<<"$1"; '
+                   f'echo "{self.dir}/${{s[0]}}"; }}; '
+                   f'WORK={self.dir}; REPORT={self.dir}/report.md; '
+                   f'run_mutant "{self.path}"; echo "$VERDICT"')
+        self.assertEqual(done.returncode, 0, done.stderr)
+        return done.stdout.strip()
+
+    def test_the_tests_are_the_header_lines(self):
+        done = run(f'mutant_tests "{self.path}"')
+        self.assertEqual(done.stdout.splitlines(),
+                         ['kunit cfq_test_latency_slice_extremes',
+                          'selftest scsi mq_cfq_depth.sh IDLE reader'])
+
+    def test_killed_when_every_test_fails(self):
+        self.assertEqual(self.verdict(SELFTEST_TAP), 'killed')
+        with open(os.path.join(self.dir, 'report.md')) as f:
+            report = f.read()
+        self.assertIn('not ok 4 cfq_test_latency_slice_extremes', report)
+        self.assertIn('# # an IDLE reader: at most 60 scheduler tags in use',
+                      report)
+
+    def test_survives_when_one_test_passes(self):
+        tap = SELFTEST_TAP.replace('# not ok 1 an IDLE', '# ok 1 an IDLE')
+        self.assertEqual(self.verdict(tap), 'survived '
+                         '(`selftest scsi mq_cfq_depth.sh IDLE reader`)')
+
+
 class BadInput(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp()
@@ -174,11 +219,17 @@ class BadInput(unittest.TestCase):
                 ('Test: selftest floppy tunables x', 'unknown disk kind'),
                 ('Test: selftest scsi no_such_test x', 'no kselftest'),
                 ('Test: selftest scsi tunables (x', 'not a regular expression'),
-                ('Test: ltp x', "its 'Test:' line must be")):
+                ('Test: ltp x', "a 'Test:' line must be"),
+                ('Test: kunit cfq_test_charge_extremes\nTest: kunit x_y',
+                 'no KUnit case x_y')):
             with self.subTest(test=test):
                 done = run('check_mutant '
                            f'"{self.mutant("Defect: d" + chr(10) + test)}"')
                 self.fails_with_one_line(done, words)
+
+    def test_a_mutant_must_name_a_test(self):
+        done = run(f'check_mutant "{self.mutant("Defect: d")}"')
+        self.fails_with_one_line(done, "has no 'Test:' line")
 
     def test_a_guest_of_1_to_8_cpus_for_a_kselftest(self):
         test = 'Test: selftest scsi mq_cfq_smp every_reader'
