@@ -6,13 +6,13 @@
 # dispatch, neither charging service for it nor giving the parallelism
 # estimator a completion with no work.  One reader, one request at a
 # time, on a rotational null_blk disk that serves a request in 4 ms and
-# sends 30% of them back (requeue_inject).  Then:
+# sends half of them back (requeue_inject).  Then:
 #  - the estimator never measured the disk faster than it can serve, 250
 #    requests a second: a requeue taken for a completion is a completion
-#    in no time, and the 15% of them that go back through the scheduler
-#    (null_blk sends the others to the hardware queue's dispatch list)
-#    raise a window's rate above that.  Windows with a requeue in them
-#    are dropped, so there may be none at all;
+#    in no time, and the half of them that null_blk sends back through
+#    the scheduler (the others go to the hardware queue's dispatch list),
+#    a quarter of all dispatches, raise a window's rate well above that.
+#    Windows with a requeue in them are dropped, so there may be none;
 #  - nothing is left counted in flight;
 #  - mq-cfq: the requests its slices dispatched (debugfs sched/slices)
 #    are the requests the disk completed (its stat file): a request sent
@@ -59,14 +59,14 @@ wait_no_active_slice()
 }
 
 # One reader with one request out at a time, random 4 KiB direct reads,
-# while the disk sends back 30% of what it is given; prints how many it
+# while the disk sends back half of what it is given; prints how many it
 # sent back.
 read_with_requeues()
 {
 	cfg=$NULLB_CONFIGFS/$DISK/requeue_inject
 	echo 0 >"$cfg/verbose"
 	echo "$REQUEUE_BUDGET" >"$cfg/times"
-	echo 30 >"$cfg/probability"
+	echo 50 >"$cfg/probability"
 	fio --name=requeue --filename="/dev/$DISK" --direct=1 \
 		--ioengine=psync --rw=randread --bs=4k --size=256M \
 		--time_based --runtime=$SECONDS_PER_RUN >"$LOG" 2>&1
