@@ -15,18 +15,24 @@
 # builds at each patch only the directories of the series' code, block/
 # and mm/ (and those of any other C file the patch touches), instead of
 # the whole kernel; make build builds the whole kernel with all patches.
+# BISECT_LAST=NNNN stops after the patch of that number (make mutants, or
+# the inner loop on an early patch).
 . "$(dirname "$0")/lib.sh"
+BISECT=${BISECT:-full}
+case "$BISECT" in
+full | dirs) ;;
+*) die "BISECT must be full or dirs, not '$BISECT'" ;;
+esac
+if [ -n "${BISECT_LAST:-}" ] &&
+   { ! [[ $BISECT_LAST =~ ^[0-9]{4}$ ]] || ! series_patches | grep -q "^$BISECT_LAST-"; }; then
+	die "BISECT_LAST=$BISECT_LAST is not the number of a patch of patches/series"
+fi
 lock_build
 # shellcheck source=scripts/kbuild-lib.sh
 . "$TOP/scripts/kbuild-lib.sh"
 
 export DEBUG=0
 bisect_fragments
-BISECT=${BISECT:-full}
-case "$BISECT" in
-full | dirs) ;;
-*) die "BISECT must be full or dirs, not '$BISECT'" ;;
-esac
 # shellcheck source=scripts/export-tree-lib.sh
 . "$TOP/scripts/export-tree-lib.sh"
 OBJ=$OUT/obj
@@ -160,6 +166,7 @@ for p in $(series_patches); do
 		bad=$((bad + 1))
 	fi
 	tap_result "the paths $p names exist" "$(missing_paths "$p" | sed 's/^/missing: /')"
+	[ "${p%%-*}" != "${BISECT_LAST:-}" ] || break
 done
 echo "1..$n"
 [ $bad = 0 ]

@@ -10,6 +10,11 @@
 #   Test: selftest <disk> <test> <regex>   kselftest <test> on disk kind
 #                                          <disk> must print a "not ok"
 #                                          line that <regex> matches
+#   Test: bisect <NNNN> <regex>            scripts/bisect.sh (BISECT=dirs),
+#                                          after scripts/export.sh --check,
+#                                          stopped after patch NNNN of the
+#                                          series, must print a "not ok"
+#                                          line that <regex> matches
 #   Test: ...                              (more lines) every test named
 #                                          must fail
 #   CPUs: 4                                (optional, kselftests) the
@@ -60,10 +65,34 @@ mutant_tests()
 	sed -n 's/\r$//; /^diff \|^--- /q; /^Test: /s///p' "$1"
 }
 
+# The regular expression that test spec $1 (a kselftest or bisect one)
+# matches its result lines' descriptions with.
+spec_regex()
+{
+	local -a spec
+	read -ra spec <<<"$1"
+	if [ "${spec[0]}" = bisect ]; then
+		echo "${spec[*]:2}"
+	else
+		echo "${spec[*]:3}"
+	fi
+}
+
+# Die, naming mutant file $1, unless test spec $2's regular expression is
+# one grep -E takes.
+check_spec_regex()
+{
+	local status=0 regex
+	regex=$(spec_regex "$2")
+	grep -E -- "$regex" </dev/null 2>/dev/null || status=$?
+	[ "$status" = 1 ] || die "${1#"$TOP"/}: '$regex' is not a regular expression grep -E takes"
+}
+
 # Die unless test spec $2 of mutant $1 is one this script can run: a
-# KUnit case of a suite here, or a kselftest of selftests/iosched with a
-# valid regular expression for its result line, on a disk kind of the
-# matrix (and on a guest of 1 to 8 CPUs, if it says).
+# KUnit case of a suite here, a kselftest of selftests/iosched on a disk
+# kind of the matrix, or the per-patch build check up to a patch of the
+# series, the last two with a valid regular expression for their result
+# lines ('CPUs:' only for kselftests).
 check_test_spec()
 {
 	local -a spec
@@ -76,8 +105,6 @@ check_test_spec()
 		fi
 		grep -Eqs "KUNIT_CASE[A-Z_]*\(${spec[1]}[,)]" "$TOP"/block/*_kunit.c "$TOP"/mm/*_kunit.c ||
 			die "$where: no KUnit case ${spec[1]} in block/ or mm/"
-		[ -z "$(header_field "$1" CPUs)" ] ||
-			die "$where: 'CPUs:' is for kselftests (KUnit runs in one boot)"
 		;;
 	selftest)
 		[ ${#spec[@]} -ge 4 ] ||
@@ -85,12 +112,19 @@ check_test_spec()
 		check_disk_kinds "${spec[1]}"
 		grep -qw -- "${spec[2]}" "$TOP/selftests/iosched/Makefile" ||
 			die "$where: no kselftest ${spec[2]} in selftests/iosched/Makefile"
-		local status=0
-		grep -E -- "${spec[*]:3}" </dev/null 2>/dev/null || status=$?
-		[ "$status" = 1 ] || die "$where: '${spec[*]:3}' is not a regular expression grep -E takes"
+		check_spec_regex "$1" "$2"
 		;;
-	*) die "$where: a 'Test:' line must be 'kunit <case>' or 'selftest <disk> <test> <regex>'" ;;
+	bisect)
+		[ ${#spec[@]} -ge 3 ] ||
+			die "$where: 'Test: bisect <NNNN> <regex>' lacks a part"
+		[[ ${spec[1]} =~ ^[0-9]{4}$ ]] && series_patches | grep -q "^${spec[1]}-" ||
+			die "$where: no patch ${spec[1]} in patches/series"
+		check_spec_regex "$1" "$2"
+		;;
+	*) die "$where: a 'Test:' line must be 'kunit <case>', 'selftest <disk> <test> <regex>' or 'bisect <NNNN> <regex>'" ;;
 	esac
+	[ "${spec[0]}" = selftest ] || [ -z "$(header_field "$1" CPUs)" ] ||
+		die "$where: 'CPUs:' is for kselftests (KUnit and bisect.sh boot no guest of their own)"
 }
 
 # Make the scratch tree commit $REVISION of this checkout (its HEAD when
@@ -105,10 +139,10 @@ sync_scratch()
 	share_download "$SCRATCH"
 }
 
-# Run test spec $1 ("kunit <case>" or "selftest ...") in the scratch tree
-# on a guest of $3 CPUs (empty: the default), its make output into log
-# $2; print the TAP file it writes, which an earlier run's does not stand
-# in for (a build that fails writes none).
+# Run test spec $1 ("kunit <case>", "selftest ..." or "bisect ...") in
+# the scratch tree on a guest of $3 CPUs (empty: the default), its make
+# output into log $2; print the TAP file it writes, which an earlier
+# run's does not stand in for (a build that fails writes none).
 run_test()
 {
 	local -a spec
@@ -121,6 +155,13 @@ run_test()
 		tap=$SCRATCH/build/logs/kunit.console
 		rm -f "$tap"
 		"${make_env[@]}" make -C "$SCRATCH" kunit >"$2" 2>&1 || true
+	elif [ "${spec[0]}" = bisect ]; then
+		tap=$WORK/bisect.tap
+		rm -f "$tap"
+		"${make_env[@]}" "$SCRATCH/scripts/export.sh" --check >"$2" 2>&1 &&
+			"${make_env[@]}" BISECT=dirs BISECT_LAST="${spec[1]}" \
+				"$SCRATCH/scripts/bisect.sh" >"$tap.part" 2>>"$2" || true
+		[ ! -f "$tap.part" ] || mv "$tap.part" "$tap"
 	else
 		tap=$SCRATCH/build/logs/selftest-${spec[1]}.tap
 		rm -f "$tap"
@@ -138,8 +179,9 @@ tap_lines()
 }
 
 # The result lines of test spec $1 among TAP lines $2 whose result is $3
-# ("not ok" or "ok"): KUnit's line for its case, or the kselftest's lines
-# whose description the spec's regular expression matches.
+# ("not ok" or "ok"): KUnit's line for its case, or the kselftest's or
+# bisect.sh's lines whose description the spec's regular expression
+# matches.
 result_lines()
 {
 	local -a spec
@@ -148,7 +190,7 @@ result_lines()
 		grep -Ex -- "$3 [0-9]+ ${spec[1]}" <<<"$2" || true
 	else
 		grep -E -- "^(# )*$3 [0-9]+ " <<<"$2" |
-			awk -v re="${spec[*]:3}" '{ d = $0; sub(/^(# )*(not )?ok [0-9]+ /, "", d) } d ~ re' || true
+			awk -v re="$(spec_regex "$1")" '{ d = $0; sub(/^(# )*(not )?ok [0-9]+ /, "", d) } d ~ re' || true
 	fi
 }
 

@@ -112,6 +112,22 @@ class Results(unittest.TestCase):
         done = run('test_result "kunit x" /nonexistent')
         self.assertEqual(done.stdout.strip(), 'absent')
 
+    def test_bisect_results_by_regex(self):
+        tap = ('TAP version 13\n'
+               'ok 7 block/ mm/ build with 0004-block-add-blk-ioq.patch\n'
+               '# not compiled at this patch (nothing in the config builds'
+               ' it): block/blk-ioq.c\n'
+               'not ok 8 W=1 adds no warnings in 0004-block-add-blk-ioq.patch\n'
+               'ok 9 the paths 0004-block-add-blk-ioq.patch names exist\n')
+        self.assertEqual(self.result('bisect 0004 ^W=1 adds no warnings in '
+                                     '0004-', tap), 'fail')
+        self.assertEqual(self.result('bisect 0004 ^the paths 0004-', tap),
+                         'pass')
+        done = run('failure_lines "bisect 0004 ^W=1" '
+                   f'"{self.tap(tap)}"')
+        self.assertIn('# not compiled at this patch (nothing in the config '
+                      'builds it): block/blk-ioq.c', done.stdout.splitlines())
+
     def test_kselftest_subtests_by_regex(self):
         spec = 'selftest scsi mq_cfq_depth.sh an IDLE reader holds'
         self.assertEqual(self.result(spec, SELFTEST_TAP), 'fail')
@@ -219,6 +235,10 @@ class BadInput(unittest.TestCase):
                 ('Test: selftest floppy tunables x', 'unknown disk kind'),
                 ('Test: selftest scsi no_such_test x', 'no kselftest'),
                 ('Test: selftest scsi tunables (x', 'not a regular expression'),
+                ('Test: bisect 0004', 'lacks a part'),
+                ('Test: bisect 4 x', 'no patch 4 in patches/series'),
+                ('Test: bisect 9999 x', 'no patch 9999 in patches/series'),
+                ('Test: bisect 0004 (x', 'not a regular expression'),
                 ('Test: ltp x', "a 'Test:' line must be"),
                 ('Test: kunit cfq_test_charge_extremes\nTest: kunit x_y',
                  'no KUnit case x_y')):
@@ -238,10 +258,11 @@ class BadInput(unittest.TestCase):
                 path = self.mutant(f'Defect: d\n{test}\nCPUs: {cpus}')
                 done = run(f'check_mutant "{path}"')
                 self.fails_with_one_line(done, "'CPUs:' takes 1 to 8")
-        path = self.mutant('Defect: d\nTest: kunit cfq_test_charge_extremes'
-                           '\nCPUs: 4')
-        done = run(f'check_mutant "{path}"')
-        self.fails_with_one_line(done, "'CPUs:' is for kselftests")
+        for test in ('kunit cfq_test_charge_extremes', 'bisect 0004 W=1'):
+            with self.subTest(test=test):
+                path = self.mutant(f'Defect: d\nTest: {test}\nCPUs: 4')
+                done = run(f'check_mutant "{path}"')
+                self.fails_with_one_line(done, "'CPUs:' is for kselftests")
 
     def test_a_stale_mutant_is_refused(self):
         path = self.mutant('Defect: d\nTest: kunit cfq_test_charge_extremes')
