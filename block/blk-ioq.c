@@ -658,38 +658,44 @@ static enum hrtimer_restart ioq_timer_fn(struct hrtimer *timer)
 	return ret;
 }
 
+/* Whether the device's units are learnt by probing it (see below). */
+static bool ioq_may_probe(const struct ioq_sched *s)
+{
+	return s->tun.spindles == IOQ_AUTO && !s->layout.chunk_sectors &&
+	       !blk_queue_nonrot(s->queue);
+}
+
+static bool ioq_probe_running(const struct ioq_sched *s, u64 now)
+{
+	return ioq_ns_since(now, s->probe_start_ns) < IOQ_PROBE_NS;
+}
+
 /*
- * Whether a rotational device is due a probe: for a short while, any
- * number of requests may be out at once, so that the estimator sees deep
- * windows.  Without it, idling would keep the depth at one on a RAID and
- * the estimator could never learn otherwise; with it, a RAID's estimate
- * is not capped by the depth its own idling allowed.
+ * Start a probe of a rotational device when one is due: for a short
+ * while, any number of requests may be out at once, so that the
+ * estimator sees deep windows.  Without it, idling would keep the depth
+ * at one on a RAID and the estimator could never learn otherwise; with
+ * it, a RAID's estimate is not capped by the depth its own idling allowed.
  */
-static bool ioq_probing(struct ioq_sched *s, u64 now)
+static void ioq_start_probe_if_due(struct ioq_sched *s, u64 now)
 {
 	const struct ioq_par_est *par = &s->par;
 	u64 every = par->deep_windows ? IOQ_REPROBE_EVERY_NS :
 					IOQ_PROBE_EVERY_NS;
 	u64 last = max(par->last_deep_ns, s->probe_start_ns);
 
-	if (ioq_ns_since(now, s->probe_start_ns) < IOQ_PROBE_NS)
-		return true;
-	if (ioq_ns_since(now, last) < every)
-		return false;
-	s->probe_start_ns = now;
-	return true;
+	if (!ioq_probe_running(s, now) && ioq_ns_since(now, last) >= every)
+		s->probe_start_ns = now;
 }
 
-/**
- * ioq_units - requests the device serves in parallel
- * @s: the scheduler
- * @now: current time
- *
- * Forced by the spindles tunable, reported by a striped device, measured,
- * or assumed: many on flash until measured, one on a rotational device
- * except while it is probed.
+/*
+ * The units the device counts as at @now, changing nothing: forced by the
+ * spindles tunable, reported by a striped device, measured, or assumed:
+ * many on flash until measured, one on a rotational device except while
+ * it is probed.  The debugfs readers use it: a read must not start a
+ * probe.
  */
-unsigned int ioq_units(struct ioq_sched *s, u64 now)
+VISIBLE_IF_KUNIT unsigned int ioq_units_peek(const struct ioq_sched *s, u64 now)
 {
 	if (s->tun.spindles != IOQ_AUTO)
 		return s->tun.spindles;
@@ -697,9 +703,26 @@ unsigned int ioq_units(struct ioq_sched *s, u64 now)
 		return s->layout.units;
 	if (blk_queue_nonrot(s->queue))
 		return ioq_par_units(&s->par, IOQ_PAR_MAX_UNITS);
-	if (ioq_probing(s, now))
+	if (ioq_probe_running(s, now))
 		return IOQ_PAR_MAX_UNITS;
 	return ioq_par_units(&s->par, 1);
+}
+EXPORT_SYMBOL_IF_KUNIT(ioq_units_peek);
+
+/**
+ * ioq_units - requests the device serves in parallel, for a scheduling decision
+ * @s: the scheduler
+ * @now: current time
+ *
+ * Starts a probe of a rotational device when one is due.
+ *
+ * Return: the units the device counts as now (see ioq_units_peek()).
+ */
+unsigned int ioq_units(struct ioq_sched *s, u64 now)
+{
+	if (ioq_may_probe(s))
+		ioq_start_probe_if_due(s, now);
+	return ioq_units_peek(s, now);
 }
 EXPORT_SYMBOL_GPL(ioq_units);
 
@@ -1443,10 +1466,14 @@ int ioq_estimator_show(void *data, struct seq_file *m)
 	struct ioq_sched *s = ioq_sched_of(q);
 	const struct ioq_par_est *par = &s->par;
 	unsigned long flags;
+	u64 now;
 
 	spin_lock_irqsave(&s->lock, flags);
-	seq_printf(m, "units %u\nforced %d\nlayout_chunk_bytes %u\nshallow_iops %llu\nshallow_windows %u\ndeep_iops %llu\ndeep_windows %u\nin_flight %u\n",
-		   ioq_units(s, ktime_get_ns()), s->tun.spindles != IOQ_AUTO,
+	now = ktime_get_ns();
+	seq_printf(m, "units %u\nprobing %d\nforced %d\nlayout_chunk_bytes %u\nshallow_iops %llu\nshallow_windows %u\ndeep_iops %llu\ndeep_windows %u\nin_flight %u\n",
+		   ioq_units_peek(s, now),
+		   ioq_may_probe(s) && ioq_probe_running(s, now),
+		   s->tun.spindles != IOQ_AUTO,
 		   s->layout.chunk_sectors << SECTOR_SHIFT,
 		   par->shallow_rate >> IOQ_DECAY_SHIFT, par->shallow_windows,
 		   par->deep_rate >> IOQ_DECAY_SHIFT, par->deep_windows,

@@ -443,6 +443,7 @@ void ioq_par_dispatch(struct ioq_par_est *e, u64 now_ns);
 void ioq_par_requeue(struct ioq_par_est *e, u64 now_ns);
 void ioq_par_complete(struct ioq_par_est *e, u64 now_ns, bool small);
 unsigned int ioq_par_units(const struct ioq_par_est *e, unsigned int prior);
+unsigned int ioq_units_peek(const struct ioq_sched *s, u64 now);
 void ioq_layout_init(struct ioq_layout *l, unsigned int io_min,
 		     unsigned int io_opt, bool rotational);
 bool ioq_layout_update(struct ioq_layout *l, unsigned int io_min,

@@ -806,8 +806,14 @@ static void ioq_test_units(struct kunit *test)
 	struct fifo_sched *t = test->priv;
 	u64 now = 100 * NSEC_PER_SEC;
 
-	/* The first look at a rotational device starts a probe. */
+	/*
+	 * A probe is due on a rotational device never probed: the answer
+	 * without one is one unit; the first dispatch's look starts it.
+	 */
+	KUNIT_EXPECT_EQ(test, ioq_units_peek(&t->core, now), 1);
 	KUNIT_EXPECT_EQ(test, ioq_units(&t->core, now), IOQ_PAR_MAX_UNITS);
+	KUNIT_EXPECT_EQ(test, ioq_units_peek(&t->core, now + 200 * MS),
+			IOQ_PAR_MAX_UNITS);
 	KUNIT_EXPECT_EQ(test, ioq_units(&t->core, now + 300 * MS), 1);
 	fifo_report_raid(t);
 	fifo_update_layout(t);
