@@ -35,7 +35,7 @@ DEBUG_SECONDS=${DEBUG_SECONDS:-10}
 check_seconds VERIFY_SECONDS STORM_SECONDS SOAK_SECONDS DEBUG_SECONDS
 # Tests that bring their own (null_blk) devices, and the soak, run once
 # (on the first disk kind), not per disk kind.
-MACHINE_TESTS=default_scheduler.sh,nullb_faults.sh,ioq_requeue.sh,soak.sh,mq_cfq_depth.sh,mq_cfq_records.sh,mq_cfq_starve
+MACHINE_TESTS=default_scheduler.sh,nullb_faults.sh,ioq_estimator.sh,soak.sh,mq_cfq_depth.sh,mq_cfq_records.sh,mq_cfq_starve
 # Tests that need more CPUs than a guest has by default: in the machine
 # stage, in a boot with SMP_CPUS of them.
 SMP_TESTS=mq_cfq_smp

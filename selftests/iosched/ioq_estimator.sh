@@ -1,12 +1,19 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
+# blk-ioq's parallelism estimator (mq-cfq, mq-as) on a rotational
+# null_blk disk of one spindle, which serves one request at a time in
+# 4 ms.
+#
+# Reading it (debugfs sched/estimator) changes nothing: on the disk
+# attached anew and idle, a probe is due, and a read that started it would
+# show 64 units; it must show one, and no probe.
+#
 # A request the driver sends back (a SCSI BUSY or QUEUE_FULL) is not a
-# completion: the schedulers on blk-ioq (mq-cfq, mq-as) must undo its
-# dispatch, neither charging service for it nor giving the parallelism
-# estimator a completion with no work.  One reader, one request at a
-# time, on a rotational null_blk disk that serves a request in 4 ms and
-# sends half of them back (requeue_inject).  Then:
+# completion: the scheduler must undo its dispatch, neither charging
+# service for it nor giving the estimator a completion with no work.  One
+# reader, one request at a time, while the disk sends half of them back
+# (requeue_inject).  Then:
 #  - the estimator never measured the disk faster than it can serve, 250
 #    requests a second: a requeue taken for a completion is a completion
 #    in no time, and the half of them that null_blk sends back through
@@ -25,7 +32,7 @@ DIR=$(dirname "$0")
 DISK=iosched_requeue
 SERVICE_NS=4000000
 DEBUGFS=/sys/kernel/debug/block
-LOG=/tmp/ioq_requeue.$$.log
+LOG=/tmp/ioq_estimator.$$.log
 SECONDS_PER_RUN=5
 REQUEUE_BUDGET=1000000
 
@@ -76,6 +83,24 @@ read_with_requeues()
 	return $status
 }
 
+# The estimator of the disk, idle since scheduler $1 was attached: one
+# unit, no probe, however often it is read.
+check_idle_read()
+{
+	sleep 0.3
+	estimator_field units >/dev/null
+	units=$(estimator_field units)
+	probing=$(estimator_field probing)
+	ktap_print_msg "$1: idle: units ${units:-none}, probing ${probing:-none}"
+	ktap_test_result "$1: reading the estimator starts no probe" \
+		one_unit_not_probing
+}
+
+one_unit_not_probing()
+{
+	[ "$units" = 1 ] && [ "$probing" = 0 ]
+}
+
 # The checks of check_scheduler, on the figures it read.
 requeued_and_rate_within_disk()
 {
@@ -92,7 +117,7 @@ each_dispatched_once()
 	[ "$done_requests" -gt 0 ] && [ "$dispatched" = "$done_requests" ]
 }
 
-# Check scheduler $1 on the disk: three results for mq-cfq, two for
+# Check scheduler $1 on the disk: four results for mq-cfq, three for
 # mq-as.
 check_scheduler()
 {
@@ -100,6 +125,7 @@ check_scheduler()
 	# A scheduler attached anew starts with its counts at zero.
 	select_scheduler $DISK none && select_scheduler $DISK "$s" ||
 		ktap_exit_fail_msg "$s is offered but could not be selected"
+	check_idle_read "$s"
 	before=$(completed_requests)
 	if ! injected=$(read_with_requeues); then
 		sed 's/^/# /' "$LOG" | tail -n 20
@@ -165,9 +191,9 @@ for s in mq-cfq mq-as; do
 	schedulers $DISK | grep -qw "$s" || continue
 	checked="$checked $s"
 	if [ "$s" = mq-cfq ]; then
-		plan=$((plan + 3))
+		plan=$((plan + 4))
 	else
-		plan=$((plan + 2))
+		plan=$((plan + 3))
 	fi
 done
 if [ -z "$checked" ]; then
