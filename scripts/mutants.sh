@@ -17,19 +17,25 @@
 #                                          line that <regex> matches
 #   Test: ...                              (more lines) every test named
 #                                          must fail
-#   CPUs: 4                                (optional, kselftests) the
-#                                          guest's CPUs, 1 to 8 (default 2)
+#   CPUs: 4                                (optional) the guest's CPUs
+#                                          for its kselftests, 1 to 8
+#                                          (default 2)
 #
 # A scratch copy of this checkout's HEAD, with its own build
 # (build/mutants/tree, incremental, ccache), runs each test once as the
-# code is, where it must pass, and then once per mutant applied. A mutant
-# is killed when its test fails; the lines that show it are quoted in
-# build/mutants/report.md. Exits non-zero unless every mutant is killed.
+# code is, where it must pass, and then once per mutant applied; tests
+# that one boot (or one bisect.sh run) reports together run together. A
+# mutant is killed when each of its tests fails; the lines that show it
+# are quoted in build/mutants/report.md. Exits non-zero unless every
+# mutant is killed.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 . "$TOP/scripts/qemu-lib.sh"
 
 MUTANTS_DIR=$TOP/mutants
 WORK=$BUILD/mutants
+# The runs made since the tree last changed (cached_run()): each one's
+# saved TAP file and log, by run_key().
+declare -A RUN_TAPS=() RUN_LOGS=()
 SCRATCH=$WORK/tree
 REPORT=$WORK/report.md
 
@@ -53,7 +59,7 @@ mutant_files()
 	done
 }
 
-# Field $2 ("Defect", "Test", "CPUs") of mutant $1's header: its first.
+# Field $2 ("Defect", "CPUs") of mutant $1's header: its first.
 header_field()
 {
 	sed -n "s/\r\$//; /^diff \|^--- /q; /^$2: /{s///p;q}" "$1"
@@ -92,7 +98,7 @@ check_spec_regex()
 # KUnit case of a suite here, a kselftest of selftests/iosched on a disk
 # kind of the matrix, or the per-patch build check up to a patch of the
 # series, the last two with a valid regular expression for their result
-# lines ('CPUs:' only for kselftests).
+# lines.
 check_test_spec()
 {
 	local -a spec
@@ -123,8 +129,6 @@ check_test_spec()
 		;;
 	*) die "$where: a 'Test:' line must be 'kunit <case>', 'selftest <disk> <test> <regex>' or 'bisect <NNNN> <regex>'" ;;
 	esac
-	[ "${spec[0]}" = selftest ] || [ -z "$(header_field "$1" CPUs)" ] ||
-		die "$where: 'CPUs:' is for kselftests (KUnit and bisect.sh boot no guest of their own)"
 }
 
 # Make the scratch tree commit $REVISION of this checkout (its HEAD when
@@ -157,7 +161,7 @@ run_test()
 		"${make_env[@]}" make -C "$SCRATCH" kunit >"$2" 2>&1 || true
 	elif [ "${spec[0]}" = bisect ]; then
 		tap=$WORK/bisect.tap
-		rm -f "$tap"
+		rm -f "$tap" "$tap.part"
 		"${make_env[@]}" "$SCRATCH/scripts/export.sh" --check >"$2" 2>&1 &&
 			"${make_env[@]}" BISECT=dirs BISECT_LAST="${spec[1]}" \
 				"$SCRATCH/scripts/bisect.sh" >"$tap.part" 2>>"$2" || true
@@ -190,7 +194,7 @@ result_lines()
 		grep -Ex -- "$3 [0-9]+ ${spec[1]}" <<<"$2" || true
 	else
 		grep -E -- "^(# )*$3 [0-9]+ " <<<"$2" |
-			awk -v re="$(spec_regex "$1")" '{ d = $0; sub(/^(# )*(not )?ok [0-9]+ /, "", d) } d ~ re' || true
+			RE=$(spec_regex "$1") awk '{ d = $0; sub(/^(# )*(not )?ok [0-9]+ /, "", d) } d ~ ENVIRON["RE"]' || true
 	fi
 }
 
@@ -236,34 +240,59 @@ failure_lines()
 	fi
 }
 
-# The test of each mutant file of the arguments must pass on the code as
-# it is: a test that fails already tells nothing about a mutant. One KUnit
-# boot runs every case; each kselftest, on each CPU count, a boot of its
-# own.
+# What one run gives test spec $1 its result, on a guest of $2 CPUs for a
+# kselftest: one KUnit boot runs every case, a kselftest's boot prints all
+# its lines, and bisect.sh up to a patch gives that patch's.
+run_key()
+{
+	local -a spec
+	read -ra spec <<<"$1"
+	case ${spec[0]} in
+	kunit) echo kunit ;;
+	selftest) echo "selftest ${spec[1]} ${spec[2]} ${2:-2} CPUs" ;;
+	*) echo "bisect ${spec[1]}" ;;
+	esac
+}
+
+# Run test spec $1, its log $2, on a guest of $3 CPUs (for kselftests),
+# unless RUN_TAPS has the run that gives its result; set RUN_TAP and
+# RUN_LOG to that run's TAP file (saved: the next run writes the same
+# file) and log.
+cached_run()
+{
+	local key tap saved
+	[ "${1%% *}" = selftest ] || set -- "$1" "$2" ""
+	key=$(run_key "$1" "$3")
+	if [ -z "${RUN_TAPS[$key]:-}" ]; then
+		saved=$WORK/run-${#RUN_TAPS[@]}.tap
+		rm -f "$saved"
+		tap=$(run_test "$1" "$2" "$3")
+		[ ! -f "$tap" ] || cp "$tap" "$saved"
+		RUN_TAPS[$key]=$saved
+		RUN_LOGS[$key]=$2
+	fi
+	RUN_TAP=${RUN_TAPS[$key]}
+	RUN_LOG=${RUN_LOGS[$key]}
+}
+
+# The tests of each mutant file of the arguments must pass on the code as
+# it is: a test that fails already tells nothing about a mutant.
 baseline()
 {
-	local file spec cpus what tap kunit_tap='' result log
+	local file spec cpus result key
 	local -a specs
-	local -A seen=()
+	RUN_TAPS=() RUN_LOGS=()
 	sync_scratch
 	for file in "$@"; do
 		cpus=$(header_field "$file" CPUs)
 		mapfile -t specs < <(mutant_tests "$file")
 		for spec in "${specs[@]}"; do
-			what="$spec${cpus:+ on $cpus CPUs}"
-			[ -z "${seen[$what]:-}" ] || continue
-			seen[$what]=1
-			say "[baseline] $what, on the code as it is"
-			if [ "${spec%% *}" = kunit ]; then
-				[ -n "$kunit_tap" ] || kunit_tap=$(run_test kunit "$WORK/baseline-kunit.log" "")
-				tap=$kunit_tap log=$WORK/baseline-kunit.log
-			else
-				log=$WORK/baseline-${what//[^A-Za-z0-9_.-]/_}.log
-				tap=$(run_test "$spec" "$log" "$cpus")
-			fi
-			result=$(test_result "$spec" "$tap")
+			key=$(run_key "$spec" "$cpus")
+			[ -n "${RUN_TAPS[$key]:-}" ] || say "[baseline] $key, on the code as it is"
+			cached_run "$spec" "$WORK/baseline-${key//[^A-Za-z0-9_.-]/_}.log" "$cpus"
+			result=$(test_result "$spec" "$RUN_TAP")
 			[ "$result" = pass ] ||
-				die "'$what' does not pass on the code as it is ($result; log ${log#"$TOP"/})"
+				die "'$spec' does not pass on the code as it is ($result; log ${RUN_LOG#"$TOP"/})"
 		done
 	done
 }
@@ -295,23 +324,23 @@ test_verdict()
 # printed: a subshell would hide a failure of the steps before).
 run_mutant()
 {
-	local file=$1 name spec log tap this verdict='' section='' n=0
+	local file=$1 name spec cpus this verdict='' section=''
 	local -a specs
 	name=$(basename "$file" .patch)
+	cpus=$(header_field "$file" CPUs)
 	mapfile -t specs < <(mutant_tests "$file")
+	RUN_TAPS=() RUN_LOGS=()
 	sync_scratch
 	if ! apply_mutant "$file" "$SCRATCH" >"$WORK/$name.log" 2>&1; then
 		verdict="stale: does not apply to $REVISION"
 	else
 		for spec in "${specs[@]}"; do
-			n=$((n + 1))
-			log=$WORK/$name-$n.log
-			tap=$(run_test "$spec" "$log" "$(header_field "$file" CPUs)")
-			this=$(test_verdict "$(test_result "$spec" "$tap")" "$log")
+			cached_run "$spec" "$WORK/$name-$((${#RUN_TAPS[@]} + 1)).log" "$cpus"
+			this=$(test_verdict "$(test_result "$spec" "$RUN_TAP")" "$RUN_LOG")
 			[ "$this" = killed ] || [ -n "$verdict" ] || verdict="$this (\`$spec\`)"
 			section+=$'\n'"- test: \`$spec\`: $this"$'\n'
 			[ "$this" != killed ] ||
-				section+=$'\n'$(failure_lines "$spec" "$tap" | sed 's/^/    /')$'\n'
+				section+=$'\n'$(failure_lines "$spec" "$RUN_TAP" | sed 's/^/    /')$'\n'
 		done
 		verdict=${verdict:-killed}
 	fi
@@ -336,7 +365,11 @@ check_mutant()
 		check_test_spec "$1" "$spec"
 	done
 	case $(header_field "$1" CPUs) in
-	'' | [1-8]) ;;
+	'') ;;
+	[1-8])
+		grep -q '^selftest ' <<<"$(printf '%s\n' "${specs[@]}")" ||
+			die "${1#"$TOP"/}: 'CPUs:' is for kselftests (KUnit and bisect.sh boot no guest of their own)"
+		;;
 	*) die "${1#"$TOP"/}: 'CPUs:' takes 1 to 8" ;;
 	esac
 	[ -n "$(header_field "$1" Defect)" ] || die "${1#"$TOP"/} has no 'Defect:' line"
@@ -366,7 +399,7 @@ main()
 	printf '# make mutants, %s\n\nrevision %s\n\n' "$(date '+%F %T')" "$REVISION" >"$REPORT"
 	for f in "${files[@]}"; do
 		n=$((n + 1))
-		say "[$n/${#files[@]}] $(basename "$f" .patch): $(mutant_tests "$f" | paste -sd ';' | sed 's/;/; /g')"
+		say "[$n/${#files[@]}] $(basename "$f" .patch): $(mutant_tests "$f" | awk 'NR > 1 { printf "; " } { printf "%s", $0 }')"
 		run_mutant "$f"
 		say "[$n/${#files[@]}] $(basename "$f" .patch): $VERDICT"
 		[ "$VERDICT" != killed ] || killed=$((killed + 1))

@@ -171,11 +171,24 @@ class SeveralTests(unittest.TestCase):
         # Each test's TAP comes from the files above, not from a guest.
         done = run('sync_scratch() { :; }; apply_mutant() { :; }; '
                    'run_test() { local -a s; read -ra s <<<"$1"; '
+                   f'echo "${{s[0]}}" >>{self.dir}/runs; '
                    f'echo "{self.dir}/${{s[0]}}"; }}; '
                    f'WORK={self.dir}; REPORT={self.dir}/report.md; '
                    f'run_mutant "{self.path}"; echo "$VERDICT"')
         self.assertEqual(done.returncode, 0, done.stderr)
         return done.stdout.strip()
+
+    def test_one_run_for_the_lines_of_one_kselftest(self):
+        with open(self.path) as f:
+            text = f.read()
+        with open(self.path, 'w') as f:
+            f.write(text.replace(
+                'Test: selftest scsi mq_cfq_depth.sh IDLE reader\n',
+                'Test: selftest scsi mq_cfq_depth.sh IDLE reader\n'
+                'Test: selftest scsi mq_cfq_depth.sh ^an IDLE\n', 1))
+        self.verdict(SELFTEST_TAP)
+        with open(os.path.join(self.dir, 'runs')) as f:
+            self.assertEqual(f.read().split(), ['kunit', 'selftest'])
 
     def test_the_tests_are_the_header_lines(self):
         done = run(f'mutant_tests "{self.path}"')
