@@ -23,9 +23,11 @@ case "$BISECT" in
 full | dirs) ;;
 *) die "BISECT must be full or dirs, not '$BISECT'" ;;
 esac
-if [ -n "${BISECT_LAST:-}" ] &&
-   { ! [[ $BISECT_LAST =~ ^[0-9]{4}$ ]] || ! series_patches | grep -q "^$BISECT_LAST-"; }; then
-	die "BISECT_LAST=$BISECT_LAST is not the number of a patch of patches/series"
+PATCHES=$(series_patches)
+if [ -n "${BISECT_LAST:-}" ]; then
+	[[ $BISECT_LAST =~ ^[0-9]{4}$ ]] && grep -q "^$BISECT_LAST-" <<<"$PATCHES" ||
+		die "BISECT_LAST=$BISECT_LAST is not the number of a patch of patches/series"
+	PATCHES=$(sed "/^$BISECT_LAST-/q" <<<"$PATCHES")
 fi
 lock_build
 # shellcheck source=scripts/kbuild-lib.sh
@@ -36,6 +38,19 @@ bisect_fragments
 # shellcheck source=scripts/export-tree-lib.sh
 . "$TOP/scripts/export-tree-lib.sh"
 OBJ=$OUT/obj
+
+# Remove the objects that patch $1's C files compile to, so that only the
+# build at this patch can make them: one that an earlier run left in the
+# reused build directory would pass for compiled.
+forget_objects()
+{
+	local c s
+	for c in $(patch_kernel_sources "$1"); do
+		for s in $(compiling_sources "$c"); do
+			rm -f "$OBJ/${s%.c}.o"
+		done
+	done
+}
 
 # Objects, built in this config, of the C files that patch $1 touches;
 # fails, naming them, if some were not compiled at all.
@@ -130,16 +145,17 @@ w1_clean()
 }
 
 tquilt pop -a -q >/dev/null 2>&1 || true
-total=$(series_patches | wc -l)
+total=$(wc -l <<<"$PATCHES")
 n=0
 i=0
 bad=0
 built=no	# whether the last build succeeded
 echo "TAP version 13"
-for p in $(series_patches); do
+for p in $PATCHES; do
 	i=$((i + 1))
 	say "[$i/$total] building with $p"
 	tquilt push -q >/dev/null || die "$p does not apply in ${TREE#"$TOP"/}"
+	forget_objects "$p"
 	n=$((n + 1))
 	if [ "$built" = yes ] && outside_kernel_build "$p"; then
 		echo "ok $n $(what_builds "$p") with $p (no kernel build input changed: docs, selftests)"
@@ -166,7 +182,7 @@ for p in $(series_patches); do
 		bad=$((bad + 1))
 	fi
 	tap_result "the paths $p names exist" "$(missing_paths "$p" | sed 's/^/missing: /')"
-	[ "${p%%-*}" != "${BISECT_LAST:-}" ] || break
 done
+[ -z "${BISECT_LAST:-}" ] || echo "# stopped after $BISECT_LAST (BISECT_LAST)"
 echo "1..$n"
 [ $bad = 0 ]

@@ -10,5 +10,5 @@ lock_build
 "$TOP/scripts/check.sh"
 "$TOP/scripts/distro-config.sh"
 "$TOP/scripts/export.sh" --check
-"$TOP/scripts/bisect.sh"
+env -u BISECT_LAST "$TOP/scripts/bisect.sh"
 "$TOP/scripts/distro-modules.sh"

@@ -114,7 +114,7 @@ host_checks()
 	[ -n "${BUNDLE:-}" ] || build_debug_kernel
 	if [ $exported = 1 ]; then
 		echo "per-patch builds (log: ${LOGS#"$TOP"/}/bisect-progress.log)" >"$HOST_NOW"
-		BISECT=dirs "$TOP/scripts/bisect.sh" >"$LOGS/bisect.tap" 2>"$LOGS/bisect-progress.log" || true
+		env -u BISECT_LAST BISECT=dirs "$TOP/scripts/bisect.sh" >"$LOGS/bisect.tap" 2>"$LOGS/bisect-progress.log" || true
 		echo "the series in Debian's configuration (log: ${LOGS#"$TOP"/}/distro-modules-progress.log)" >"$HOST_NOW"
 		"$TOP/scripts/distro-modules.sh" >"$LOGS/distro-modules.tap" 2>"$LOGS/distro-modules-progress.log" || true
 	fi
