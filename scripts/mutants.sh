@@ -15,6 +15,11 @@
 #                                          stopped after patch NNNN of the
 #                                          series, must print a "not ok"
 #                                          line that <regex> matches
+#   Test: tap <script> <regex>             scripts/<script>, a check that
+#                                          prints TAP and builds nothing
+#                                          (distro-config.sh), must print
+#                                          a "not ok" line that <regex>
+#                                          matches
 #   Test: ...                              (more lines) every test named
 #                                          must fail
 #   CPUs: 4                                (optional) the guest's CPUs
@@ -71,13 +76,13 @@ mutant_tests()
 	sed -n 's/\r$//; /^diff \|^--- /q; /^Test: /s///p' "$1"
 }
 
-# The regular expression that test spec $1 (a kselftest or bisect one)
-# matches its result lines' descriptions with.
+# The regular expression that test spec $1 (a kselftest, bisect or tap
+# one) matches its result lines' descriptions with.
 spec_regex()
 {
 	local -a spec
 	read -ra spec <<<"$1"
-	if [ "${spec[0]}" = bisect ]; then
+	if [ "${spec[0]}" = bisect ] || [ "${spec[0]}" = tap ]; then
 		echo "${spec[*]:2}"
 	else
 		echo "${spec[*]:3}"
@@ -127,7 +132,14 @@ check_test_spec()
 			die "$where: no patch ${spec[1]} in patches/series"
 		check_spec_regex "$1" "$2"
 		;;
-	*) die "$where: a 'Test:' line must be 'kunit <case>', 'selftest <disk> <test> <regex>' or 'bisect <NNNN> <regex>'" ;;
+	tap)
+		[ ${#spec[@]} -ge 3 ] ||
+			die "$where: 'Test: tap <script> <regex>' lacks a part"
+		[[ ${spec[1]} =~ ^[A-Za-z0-9_.-]+$ ]] && [ -x "$TOP/scripts/${spec[1]}" ] ||
+			die "$where: no script scripts/${spec[1]}"
+		check_spec_regex "$1" "$2"
+		;;
+	*) die "$where: a 'Test:' line must be 'kunit <case>', 'selftest <disk> <test> <regex>', 'bisect <NNNN> <regex>' or 'tap <script> <regex>'" ;;
 	esac
 }
 
@@ -143,7 +155,8 @@ sync_scratch()
 	share_download "$SCRATCH"
 }
 
-# Run test spec $1 ("kunit <case>", "selftest ..." or "bisect ...") in
+# Run test spec $1 ("kunit <case>", "selftest ...", "bisect ..." or
+# "tap ...") in
 # the scratch tree on a guest of $3 CPUs (empty: the default), its make
 # output into log $2; print the TAP file it writes, which an earlier
 # run's does not stand in for (a build that fails writes none).
@@ -166,6 +179,11 @@ run_test()
 			"${make_env[@]}" BISECT=dirs BISECT_LAST="${spec[1]}" \
 				"$SCRATCH/scripts/bisect.sh" >"$tap.part" 2>>"$2" || true
 		[ ! -f "$tap.part" ] || mv "$tap.part" "$tap"
+	elif [ "${spec[0]}" = tap ]; then
+		tap=$WORK/script.tap
+		rm -f "$tap" "$tap.part"
+		"${make_env[@]}" "$SCRATCH/scripts/${spec[1]}" >"$tap.part" 2>"$2" || true
+		mv "$tap.part" "$tap"
 	else
 		tap=$SCRATCH/build/logs/selftest-${spec[1]}.tap
 		rm -f "$tap"
@@ -183,9 +201,9 @@ tap_lines()
 }
 
 # The result lines of test spec $1 among TAP lines $2 whose result is $3
-# ("not ok" or "ok"): KUnit's line for its case, or the kselftest's or
-# bisect.sh's lines whose description the spec's regular expression
-# matches.
+# ("not ok" or "ok"): KUnit's line for its case, or the kselftest's,
+# bisect.sh's or the script's lines whose description the spec's regular
+# expression matches.
 result_lines()
 {
 	local -a spec
@@ -250,7 +268,7 @@ run_key()
 	case ${spec[0]} in
 	kunit) echo kunit ;;
 	selftest) echo "selftest ${spec[1]} ${spec[2]} ${2:-2} CPUs" ;;
-	*) echo "bisect ${spec[1]}" ;;
+	*) echo "${spec[0]} ${spec[1]}" ;;
 	esac
 }
 
@@ -368,7 +386,7 @@ check_mutant()
 	'') ;;
 	[1-8])
 		grep -q '^selftest ' <<<"$(printf '%s\n' "${specs[@]}")" ||
-			die "${1#"$TOP"/}: 'CPUs:' is for kselftests (KUnit and bisect.sh boot no guest of their own)"
+			die "${1#"$TOP"/}: 'CPUs:' is for kselftests (the other tests boot no guest of their own)"
 		;;
 	*) die "${1#"$TOP"/}: 'CPUs:' takes 1 to 8" ;;
 	esac

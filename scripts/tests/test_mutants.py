@@ -252,6 +252,9 @@ class BadInput(unittest.TestCase):
                 ('Test: bisect 4 x', 'no patch 4 in patches/series'),
                 ('Test: bisect 9999 x', 'no patch 9999 in patches/series'),
                 ('Test: bisect 0004 (x', 'not a regular expression'),
+                ('Test: tap distro-config.sh', 'lacks a part'),
+                ('Test: tap ../lib.sh x', 'no script scripts/../lib.sh'),
+                ('Test: tap no-such.sh x', 'no script scripts/no-such.sh'),
                 ('Test: ltp x', "a 'Test:' line must be"),
                 ('Test: kunit cfq_test_charge_extremes\nTest: kunit x_y',
                  'no KUnit case x_y')):
