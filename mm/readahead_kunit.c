@@ -57,6 +57,14 @@ static bool ra_mark_test_marks(struct ra_mark_test *t)
 	return ra_mark_folio(t->file->f_mapping, t->folio);
 }
 
+/* ra_mark_folio() leaves the folio alone: it says so, and sets no mark. */
+static void ra_mark_expect_left_alone(struct kunit *test,
+				      struct ra_mark_test *t)
+{
+	KUNIT_EXPECT_FALSE(test, ra_mark_test_marks(t));
+	KUNIT_EXPECT_FALSE(test, folio_test_readahead(t->folio));
+}
+
 /*
  * A clean folio of the file, locked by nobody: marked.  Reclaim or
  * migration may hold its lock for a moment, so a failed trylock is
@@ -85,8 +93,7 @@ static void ra_mark_not_dirty_folio(struct kunit *test)
 	folio_lock(t->folio);
 	folio_mark_dirty(t->folio);
 	folio_unlock(t->folio);
-	KUNIT_EXPECT_FALSE(test, ra_mark_test_marks(t));
-	KUNIT_EXPECT_FALSE(test, folio_test_readahead(t->folio));
+	ra_mark_expect_left_alone(test, t);
 }
 
 /* A folio locked by someone else may be on its way to writeback. */
@@ -95,8 +102,7 @@ static void ra_mark_not_locked_folio(struct kunit *test)
 	struct ra_mark_test *t = test->priv;
 
 	folio_lock(t->folio);
-	KUNIT_EXPECT_FALSE(test, ra_mark_test_marks(t));
-	KUNIT_EXPECT_FALSE(test, folio_test_readahead(t->folio));
+	ra_mark_expect_left_alone(test, t);
 	folio_unlock(t->folio);
 }
 
@@ -108,8 +114,7 @@ static void ra_mark_not_writeback_folio(struct kunit *test)
 	folio_lock(t->folio);
 	folio_start_writeback(t->folio);
 	folio_unlock(t->folio);
-	KUNIT_EXPECT_FALSE(test, ra_mark_test_marks(t));
-	KUNIT_EXPECT_FALSE(test, folio_test_readahead(t->folio));
+	ra_mark_expect_left_alone(test, t);
 	folio_end_writeback(t->folio);
 }
 
@@ -120,8 +125,7 @@ static void ra_mark_not_truncated_folio(struct kunit *test)
 
 	shmem_truncate_range(file_inode(t->file), 0, -1);
 	KUNIT_ASSERT_NULL(test, t->folio->mapping);
-	KUNIT_EXPECT_FALSE(test, ra_mark_test_marks(t));
-	KUNIT_EXPECT_FALSE(test, folio_test_readahead(t->folio));
+	ra_mark_expect_left_alone(test, t);
 }
 
 static struct kunit_case ra_mark_cases[] = {

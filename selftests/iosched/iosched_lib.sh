@@ -127,6 +127,24 @@ nullb_create()
 	[ -e "/sys/block/$1" ]
 }
 
+# Skip the whole test (exit) unless null_blk's configfs, the block
+# layer's debugfs at $1 and fio are there.
+skip_unless_nullb_debugfs_fio()
+{
+	if [ ! -d "$NULLB_CONFIGFS" ]; then
+		ktap_skip_all "no $NULLB_CONFIGFS (CONFIG_BLK_DEV_NULL_BLK, CONFIG_CONFIGFS_FS)"
+		exit "$KSFT_SKIP"
+	fi
+	if [ ! -d "$1" ]; then
+		ktap_skip_all "no $1 (CONFIG_BLK_DEBUG_FS, debugfs mounted)"
+		exit "$KSFT_SKIP"
+	fi
+	if ! command -v fio >/dev/null; then
+		ktap_skip_all "no fio"
+		exit "$KSFT_SKIP"
+	fi
+}
+
 nullb_remove()
 {
 	dir=$NULLB_CONFIGFS/$1

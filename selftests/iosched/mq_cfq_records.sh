@@ -103,18 +103,7 @@ cleanup()
 	rm -f "$BUSY" /tmp/mq_cfq_records.$$.fio
 }
 
-if [ ! -d "$NULLB_CONFIGFS" ]; then
-	ktap_skip_all "no $NULLB_CONFIGFS (CONFIG_BLK_DEV_NULL_BLK, CONFIG_CONFIGFS_FS)"
-	exit "$KSFT_SKIP"
-fi
-if [ ! -d "$DEBUGFS" ]; then
-	ktap_skip_all "no $DEBUGFS (CONFIG_BLK_DEBUG_FS, debugfs mounted)"
-	exit "$KSFT_SKIP"
-fi
-if ! command -v fio >/dev/null; then
-	ktap_skip_all "no fio"
-	exit "$KSFT_SKIP"
-fi
+skip_unless_nullb_debugfs_fio "$DEBUGFS"
 cleanup
 trap cleanup EXIT
 trap 'exit 1' INT TERM
