@@ -83,10 +83,11 @@ named_paths()
 missing_paths()
 {
 	local path
-	for path in $(named_paths "$1"); do
-		# shellcheck disable=SC2086 # F: patterns are globs
+	# Read, not split: a word split is also expanded as a glob, here
+	# (MAINTAINERS F: patterns), where it matches this checkout's files.
+	while read -r path; do
 		compgen -G "$TREE/$path" >/dev/null || echo "$path"
-	done
+	done < <(named_paths "$1")
 }
 
 # Whether patch $1 only touches files that the kernel build does not read:
