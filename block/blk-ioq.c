@@ -670,6 +670,12 @@ static bool ioq_probe_running(const struct ioq_sched *s, u64 now)
 	return ioq_ns_since(now, s->probe_start_ns) < IOQ_PROBE_NS;
 }
 
+/* Whether the device counts as many units now because it is probed. */
+static bool ioq_probing(const struct ioq_sched *s, u64 now)
+{
+	return ioq_may_probe(s) && ioq_probe_running(s, now);
+}
+
 /*
  * Start a probe of a rotational device when one is due: for a short
  * while, any number of requests may be out at once, so that the
@@ -697,15 +703,14 @@ static void ioq_start_probe_if_due(struct ioq_sched *s, u64 now)
  */
 VISIBLE_IF_KUNIT unsigned int ioq_units_peek(const struct ioq_sched *s, u64 now)
 {
+	if (ioq_probing(s, now))
+		return IOQ_PAR_MAX_UNITS;
 	if (s->tun.spindles != IOQ_AUTO)
 		return s->tun.spindles;
 	if (s->layout.chunk_sectors)
 		return s->layout.units;
-	if (blk_queue_nonrot(s->queue))
-		return ioq_par_units(&s->par, IOQ_PAR_MAX_UNITS);
-	if (ioq_probe_running(s, now))
-		return IOQ_PAR_MAX_UNITS;
-	return ioq_par_units(&s->par, 1);
+	return ioq_par_units(&s->par, blk_queue_nonrot(s->queue) ?
+				      IOQ_PAR_MAX_UNITS : 1);
 }
 EXPORT_SYMBOL_IF_KUNIT(ioq_units_peek);
 
@@ -1472,7 +1477,7 @@ int ioq_estimator_show(void *data, struct seq_file *m)
 	now = ktime_get_ns();
 	seq_printf(m, "units %u\nprobing %d\nforced %d\nlayout_chunk_bytes %u\nshallow_iops %llu\nshallow_windows %u\ndeep_iops %llu\ndeep_windows %u\nin_flight %u\n",
 		   ioq_units_peek(s, now),
-		   ioq_may_probe(s) && ioq_probe_running(s, now),
+		   ioq_probing(s, now),
 		   s->tun.spindles != IOQ_AUTO,
 		   s->layout.chunk_sectors << SECTOR_SHIFT,
 		   par->shallow_rate >> IOQ_DECAY_SHIFT, par->shallow_windows,
