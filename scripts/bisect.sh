@@ -170,11 +170,12 @@ for p in $PATCHES; do
 		built=no
 	fi
 	n=$((n + 1))
+	# $objects is a list of words: w1_clean takes each as an argument.
+	# shellcheck disable=SC2086
 	if ! objects=$(patch_objects "$p" 2>"$LOGS/bisect-objects.log"); then
 		sed 's/^/# /' "$LOGS/bisect-objects.log"
 		echo "not ok $n W=1 adds no warnings in $p"
 		bad=$((bad + 1))
-	# shellcheck disable=SC2086
 	elif out=$(w1_clean $objects); then
 		echo "ok $n W=1 adds no warnings in $p"
 	else
