@@ -146,6 +146,19 @@ def tunables_set(text):
     return dict(re.findall(r"^tunable (\S+) (\S+)$", text, re.M))
 
 
+SCHED_SLICES = re.compile(r"^sched slices (sync|async) (\S+) slices (\d+) "
+                          r"used_ms (\d+) dispatched (\d+)$", re.M)
+
+
+def sched_slices(text):
+    """mq-cfq's slices by how they ended ("sched slices" lines: the
+    scheduler's sched/slices debugfs file after the run), as
+    {"sync slice": {"slices": N, "used_ms": N, "dispatched": N}, ...}."""
+    return {f"{sync} {why}": {"slices": int(n), "used_ms": int(used),
+                              "dispatched": int(sent)}
+            for sync, why, n, used, sent in SCHED_SLICES.findall(text)}
+
+
 def fio_json(text):
     """The fio JSON document in @text (fio may print notes before it, the
     job its completion gaps after it)."""
@@ -254,6 +267,9 @@ def record_of(fields, end, body, seeds, complete):
     tunables = tunables_set(body)
     if tunables:
         record["tunables"] = tunables
+    slices = sched_slices(body)
+    if slices:
+        record["sched_slices"] = slices
     rotational = re.search(r"^rotational ([01])$", body, re.M)
     if rotational:
         record["rotational"] = int(rotational.group(1))

@@ -863,6 +863,15 @@ class TunableLabels(unittest.TestCase):
     def test_plain_label_records_no_tunables(self):
         self.assertNotIn("tunables", self.collect("bfq", []))
 
+    def test_scheduler_slices_are_recorded(self):
+        record = self.collect("mq-cfq", [
+            "sched slices sync slice slices 12 used_ms 1180 dispatched 40",
+            "sched slices async overdue slices 0 used_ms 0 dispatched 0"])
+        self.assertEqual(record["sched_slices"], {
+            "sync slice": {"slices": 12, "used_ms": 1180, "dispatched": 40},
+            "async overdue": {"slices": 0, "used_ms": 0, "dispatched": 0}})
+        self.assertNotIn("sched_slices", self.collect("bfq", []))
+
     def test_fixed_window_records_the_queues_read_ahead_kb(self):
         label = "mq-deadline-rastock@read_ahead_kb=512"
         record = self.collect(label, ["tunable read_ahead_kb 512",

@@ -132,6 +132,17 @@ warm_tools()
 	[ "$1" != dbench ] || cat /usr/share/dbench/client.txt >/dev/null
 }
 
+# Print "sched slices LINE" per line of the scheduler's sched/slices
+# debugfs file on device $1 (mq-cfq's slices by how they ended, counted
+# since the label selected it), if it has one: what an A/B of two kernels
+# compares to find where a difference in the figures comes from.
+sched_slices()
+{
+	file=/sys/kernel/debug/block/$1/sched/slices
+	[ -r "$file" ] || return 0
+	sed 's/^/sched slices /' "$file"
+}
+
 # What the page cache may take: the memory the cells really have.
 echo "bench: $(grep MemAvailable /proc/meminfo)" >/dev/console
 dev=$(bench_device) || { echo "bench: no device under test" >&2; exit 1; }
@@ -167,6 +178,7 @@ while read -r cell job threads bs secs sched rep; do
 		echo "read_ahead_kb $(cat "/sys/block/$dev/queue/read_ahead_kb")"
 		"$JOBS/$job.sh" run 2>&1
 		status=$?
+		sched_slices "$dev"
 	fi
 	echo "BENCH-END status=$status"
 	"$JOBS/$job.sh" cleanup
