@@ -880,6 +880,31 @@ class TunableLabels(unittest.TestCase):
         self.assertEqual(record["read_ahead_kb"], 512)
 
 
+class SchedSlices(unittest.TestCase):
+    """bench/sched-slices.py: each kernel's mean of every counter per kind
+    of slice end; a kind one measurement lacks counts as zero there."""
+
+    def test_means_per_kernel_and_kind(self):
+        module = load_script("sched-slices")
+
+        def record(side, slices):
+            return {"cell": "c", "scheduler": "mq-cfq", "ab": side,
+                    "sched_slices": slices}
+        sync = {"slices": 10, "used_ms": 100, "dispatched": 30}
+        table = module.means([
+            record("A", {"sync slice": sync}),
+            record("A", {"sync slice": dict(sync, slices=20),
+                         "async sync": sync}),
+            record("B", {"sync slice": sync}),
+            {"cell": "c", "scheduler": "bfq", "ab": "A"}])
+        self.assertEqual(list(table), [("c", "mq-cfq")])
+        self.assertEqual(table[("c", "mq-cfq")]["A"],
+                         {"async sync": [5, 50, 15],
+                          "sync slice": [15, 100, 30]})
+        self.assertEqual(table[("c", "mq-cfq")]["B"],
+                         {"sync slice": [10, 100, 30]})
+
+
 class CollectGuards(unittest.TestCase):
     """collect.py: one bad measurement is recorded as failed, with its
     reason, and the measurements after it are still collected."""
