@@ -1270,6 +1270,11 @@ static void ioq_depth_updated(struct blk_mq_hw_ctx *hctx)
 	nr = hctx->sched_tags->bitmap_tags.sb.depth;
 	WRITE_ONCE(s->async_depth, max(1U, nr * 3 / 4));
 	WRITE_ONCE(s->idle_depth, max(1U, nr / 8));
+	/*
+	 * The smallest shallow depth in use, or wakeups may be missed.
+	 * IDLE's eighth makes sbitmap wake tag waiters in small batches (at
+	 * each freed tag with 64 tags), as mq-deadline and bfq always do.
+	 */
 	sbitmap_queue_min_shallow_depth(&hctx->sched_tags->bitmap_tags,
 					s->idle_depth);
 }
