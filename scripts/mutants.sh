@@ -20,6 +20,13 @@
 #                                          (distro-config.sh), must print
 #                                          a "not ok" line that <regex>
 #                                          matches
+#   Test: bench <cell> <profile> <regex>   make bench of cell <cell> on
+#                                          disk model profile <profile>
+#                                          (mq-deadline, one repetition
+#                                          of 5 s runs), its results read
+#                                          by bench/check-results.py, must
+#                                          give a "not ok" line that
+#                                          <regex> matches
 #   Test: ...                              (more lines) every test named
 #                                          must fail
 #   CPUs: 4                                (optional) the guest's CPUs
@@ -101,9 +108,10 @@ check_spec_regex()
 
 # Die unless test spec $2 of mutant $1 is one this script can run: a
 # KUnit case of a suite here, a kselftest of selftests/iosched on a disk
-# kind of the matrix, or the per-patch build check up to a patch of the
-# series, the last two with a valid regular expression for their result
-# lines.
+# kind of the matrix, the per-patch build check up to a patch of the
+# series, a TAP check of scripts/, or a benchmark cell on a profile of the
+# disk model, all but the first with a valid regular expression for their
+# result lines.
 check_test_spec()
 {
 	local -a spec
@@ -139,7 +147,16 @@ check_test_spec()
 			die "$where: no script scripts/${spec[1]}"
 		check_spec_regex "$1" "$2"
 		;;
-	*) die "$where: a 'Test:' line must be 'kunit <case>', 'selftest <disk> <test> <regex>', 'bisect <NNNN> <regex>' or 'tap <script> <regex>'" ;;
+	bench)
+		[ ${#spec[@]} -ge 4 ] ||
+			die "$where: 'Test: bench <cell> <profile> <regex>' lacks a part"
+		awk -v c="${spec[1]}" '!/^#/ && $1 == c { found = 1 } END { exit !found }' "$TOP/bench/cells.conf" ||
+			die "$where: no cell ${spec[1]} in bench/cells.conf"
+		grep -Fq ".name = \"${spec[2]}\"" "$TOP/qemu/diskmodel/profiles.c" ||
+			die "$where: no profile ${spec[2]} in qemu/diskmodel/profiles.c"
+		check_spec_regex "$1" "$2"
+		;;
+	*) die "$where: a 'Test:' line must be 'kunit <case>', 'selftest <disk> <test> <regex>', 'bisect <NNNN> <regex>', 'tap <script> <regex>' or 'bench <cell> <profile> <regex>'" ;;
 	esac
 }
 
@@ -155,8 +172,8 @@ sync_scratch()
 	share_download "$SCRATCH"
 }
 
-# Run test spec $1 ("kunit <case>", "selftest ...", "bisect ..." or
-# "tap ...") in
+# Run test spec $1 ("kunit <case>", "selftest ...", "bisect ...", "tap
+# ..." or "bench ...") in
 # the scratch tree on a guest of $3 CPUs (empty: the default), its make
 # output into log $2; print the TAP file it writes, which an earlier
 # run's does not stand in for (a build that fails writes none).
@@ -184,12 +201,32 @@ run_test()
 		rm -f "$tap" "$tap.part"
 		"${make_env[@]}" "$SCRATCH/scripts/${spec[1]}" >"$tap.part" 2>"$2" || true
 		mv "$tap.part" "$tap"
+	elif [ "${spec[0]}" = bench ]; then
+		tap=$WORK/bench.tap
+		run_bench_check "${spec[1]}" "${spec[2]}" "$tap" "$2" "${make_env[@]}"
 	else
 		tap=$SCRATCH/build/logs/selftest-${spec[1]}.tap
 		rm -f "$tap"
 		"${make_env[@]}" make -C "$SCRATCH" selftest DISK="${spec[1]}" TESTS="${spec[2]}" >"$2" 2>&1 || true
 	fi
 	echo "$tap"
+}
+
+# Benchmark cell $1 on profile $2 in the scratch tree, briefly, under
+# the environment of command $5...; bench/check-results.py's TAP on its
+# run into $3, the run's output into log $4. A measurement that failed
+# fails the run but still has its record, so the results are read
+# whenever the run got as far as linking them (never an earlier run's).
+run_bench_check()
+{
+	local cell=$1 profile=$2 tap=$3 log=$4 latest=$SCRATCH/build/bench/latest
+	shift 4
+	rm -f "$tap" "$latest"
+	"$@" CELLS="$cell" PROFILE="$profile" SCHEDULERS=mq-deadline REPS=1 SECS=5 \
+		"$SCRATCH/scripts/bench.sh" >"$log" 2>&1 || true
+	[ -e "$latest" ] || return 0
+	python3 "$SCRATCH/bench/check-results.py" "$latest" >"$tap.part" 2>>"$log" || true
+	mv "$tap.part" "$tap"
 }
 
 # TAP file $1's lines, without a serial console's carriage returns and
@@ -260,7 +297,8 @@ failure_lines()
 
 # What one run gives test spec $1 its result, on a guest of $2 CPUs for a
 # kselftest: one KUnit boot runs every case, a kselftest's boot prints all
-# its lines, and bisect.sh up to a patch gives that patch's.
+# its lines, bisect.sh up to a patch gives that patch's, and a benchmark
+# of a cell on a profile gives that cell's.
 run_key()
 {
 	local -a spec
@@ -268,6 +306,7 @@ run_key()
 	case ${spec[0]} in
 	kunit) echo kunit ;;
 	selftest) echo "selftest ${spec[1]} ${spec[2]} ${2:-2} CPUs" ;;
+	bench) echo "bench ${spec[1]} ${spec[2]}" ;;
 	*) echo "${spec[0]} ${spec[1]}" ;;
 	esac
 }

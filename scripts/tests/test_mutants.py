@@ -128,6 +128,22 @@ class Results(unittest.TestCase):
         self.assertIn('# not compiled at this patch (nothing in the config '
                       'builds it): block/blk-ioq.c', done.stdout.splitlines())
 
+    def test_bench_results_by_regex(self):
+        # bench/check-results.py's lines: a failed measurement's reason is
+        # in its description.
+        tap = ('TAP version 13\n'
+               'ok 1 2 records for 2 planned measurements\n'
+               'not ok 2 physics-rand4k mq-deadline rep 1: measured (failed:'
+               ' /dev/sda reports rotational=1, but the disk model\'s '
+               'profile is rotational=0)\n'
+               'ok 3 report.md\n1..3\n')
+        spec = 'bench physics-rand4k ssd reports rotational=1, but'
+        self.assertEqual(self.result(spec, tap), 'fail')
+        self.assertEqual(self.result('bench physics-rand4k ssd ^report.md$',
+                                     tap), 'pass')
+        done = run(f'run_key "{spec}"')
+        self.assertEqual(done.stdout.strip(), 'bench physics-rand4k ssd')
+
     def test_kselftest_subtests_by_regex(self):
         spec = 'selftest scsi mq_cfq_depth.sh an IDLE reader holds'
         self.assertEqual(self.result(spec, SELFTEST_TAP), 'fail')
@@ -255,6 +271,12 @@ class BadInput(unittest.TestCase):
                 ('Test: tap distro-config.sh', 'lacks a part'),
                 ('Test: tap ../lib.sh x', 'no script scripts/../lib.sh'),
                 ('Test: tap no-such.sh x', 'no script scripts/no-such.sh'),
+                ('Test: bench physics-rand4k ssd', 'lacks a part'),
+                ('Test: bench no-cell ssd x', 'no cell no-cell in bench/'),
+                ('Test: bench physics-rand4k floppy x',
+                 'no profile floppy in qemu/diskmodel/profiles.c'),
+                ('Test: bench physics-rand4k ssd (x',
+                 'not a regular expression'),
                 ('Test: ltp x', "a 'Test:' line must be"),
                 ('Test: kunit cfq_test_charge_extremes\nTest: kunit x_y',
                  'no KUnit case x_y')):
