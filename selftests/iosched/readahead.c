@@ -566,6 +566,7 @@ struct ra_windows {
 	int thrashed;		/* of them, cut by thrashing */
 	int deferred;		/* of them, deferred on a congested queue */
 	unsigned int largest;	/* pages in the largest */
+	unsigned int smallest;	/* pages in the smallest; 0 if none */
 };
 
 /*
@@ -622,6 +623,8 @@ static void ra_trace_check(struct __test_metadata *_metadata,
 		seen->deferred += !strcmp(decision, "deferred");
 		if (size > seen->largest)
 			seen->largest = size;
+		if (!seen->smallest || size < seen->smallest)
+			seen->smallest = size;
 		EXPECT_GE(max_pages, size)
 			TH_LOG("a window above %lu pages: %s", max_pages, line);
 		if (own_stream)
@@ -1359,6 +1362,42 @@ TEST_F_TIMEOUT(fresh, sequential_mmap_reader_grows_past_read_ahead_kb,
 		TH_LOG("a sequential mmap reader's windows did not grow");
 }
 
+/* A read of a file's header: file(1), indexers. */
+#define SHORT_READ	(8 * 1024)
+
+/*
+ * A short read at the start of a file need not be a stream's: its first
+ * window is no larger under the adaptive algorithm than under the stock
+ * one, on a disk where a stream's later windows grow past read_ahead_kb.
+ * Each algorithm reads through a descriptor of its own, whose readahead
+ * state starts afresh.
+ */
+TEST_F_TIMEOUT(fresh, short_read_at_the_start_reads_as_stock,
+	       SLOW_TEST_TIMEOUT_S)
+{
+	long cached[ARRAY_SIZE(algorithms)];
+	char buf[SHORT_READ];
+	unsigned int a;
+	int fd;
+
+	make_fresh_disk(_metadata, &self->disk);
+	for (a = 0; a < ARRAY_SIZE(algorithms); a++) {
+		start_clean(_metadata, self->disk.fd, algorithms[a]);
+		fd = open("/dev/" FRESH_DISK, O_RDONLY);
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(SHORT_READ, pread(fd, buf, SHORT_READ, 0));
+		close(fd);
+		cached[a] = cached_pages(_metadata, self->disk.fd,
+					 self->disk.page, 0, REGION);
+		TH_LOG("%s: %ld pages cached after a read of %d KiB at offset 0",
+		       algorithms[a], cached[a], SHORT_READ >> 10);
+	}
+	EXPECT_LT(SHORT_READ / self->disk.page, cached[0])
+		TH_LOG("the stock algorithm read nothing ahead");
+	EXPECT_EQ(cached[0], cached[1])
+		TH_LOG("the adaptive algorithm's first window is not stock's");
+}
+
 /*
  * A file on a filesystem made on a memory-backed null_blk disk whose
  * read_ahead_kb nobody wrote, taking requests of up to FRESH_MAX_SECTORS:
@@ -1573,6 +1612,76 @@ TEST_F_TIMEOUT(fsfile, file_windows_grow_within_the_maximum,
 	EXPECT_LT(1, seen.nr) TH_LOG("the reader's windows were not traced");
 	EXPECT_LT(self->file.ra_pages, seen.largest)
 		TH_LOG("no window grew past read_ahead_kb");
+}
+
+/*
+ * Trace the windows of @algorithm's reader faulting through the whole file
+ * @f (of inode @ino) in a mapping with MADV_HUGEPAGE, from an empty page
+ * cache, into @seen.  The first fault, at the file's first page, reads two
+ * PMDs in do_sync_mmap_readahead(), untraced; the windows traced are those
+ * after it.  Returns -1 if the mapping takes no MADV_HUGEPAGE or nothing
+ * can be traced.
+ */
+static int trace_huge_page_mapping(struct __test_metadata *_metadata,
+				   const struct fs_file *f, unsigned long ino,
+				   const char *algorithm,
+				   struct ra_windows *seen)
+{
+	size_t len = (size_t)FS_FILE_MIB << 20;
+	int fd, ret;
+	char *map;
+
+	select_algorithm(_metadata, algorithm);
+	fd = open(f->path, O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED));
+	map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	ret = madvise(map, len, MADV_HUGEPAGE) || ra_trace_start() ? -1 : 0;
+	if (!ret)
+		touch_pages(map, 0, len, f->page);
+	ra_trace_stop();
+	munmap(map, len);
+	close(fd);
+	if (ret)
+		return -1;
+	/* Windows of two PMDs are past the largest request: no bound. */
+	ra_trace_check(_metadata, ino, 0, len / f->page, len / f->page, false,
+		       seen);
+	TH_LOG("%s: %d windows traced, the smallest %u pages, the largest %u",
+	       algorithm, seen->nr, seen->smallest, seen->largest);
+	return seen->nr < 0 ? -1 : 0;
+}
+
+/*
+ * A fault in a mapping with MADV_HUGEPAGE reads two PMDs, and the stock
+ * algorithm keeps windows of that size.  So does the adaptive one, also
+ * where the file has no large folios (ext4 in 6.12) and the mark of such
+ * a window is on a small folio; on XFS, whose folios are PMDs here, it
+ * did so before (a control).
+ */
+TEST_F_TIMEOUT(fsfile, huge_page_mapping_keeps_its_windows,
+	       SLOW_TEST_TIMEOUT_S)
+{
+	struct ra_windows seen[ARRAY_SIZE(algorithms)];
+	struct stat st;
+	unsigned int a;
+
+	make_fs_file(_metadata, &self->file, variant->fs, variant->mkfs);
+	ASSERT_EQ(0, stat(self->file.path, &st));
+	for (a = 0; a < ARRAY_SIZE(algorithms); a++) {
+		if (trace_huge_page_mapping(_metadata, &self->file, st.st_ino,
+					    algorithms[a], &seen[a]))
+			SKIP(return, "no MADV_HUGEPAGE, or %s", NO_TRACE);
+	}
+	EXPECT_LT(1, seen[0].nr)
+		TH_LOG("%s: the stock windows were not traced", variant->fs);
+	EXPECT_LT(self->file.io_pages, seen[0].smallest)
+		TH_LOG("%s: the stock windows are not two PMDs", variant->fs);
+	EXPECT_EQ(seen[0].smallest, seen[1].smallest)
+		TH_LOG("%s: the adaptive algorithm shrank a window", variant->fs);
+	EXPECT_EQ(seen[0].largest, seen[1].largest)
+		TH_LOG("%s: the adaptive algorithm grew a window", variant->fs);
 }
 
 /*
