@@ -16,16 +16,21 @@
  * functions of this file; all sizes are in pages.
  *
  * Start: the first window of a stream is the request rounded up to a power
- * of two, four times that while it is small next to the maximum, twice that
- * while it is at most a quarter of it, else the maximum.
+ * of two, four times that while it is small next to the stock maximum
+ * (read_ahead_kb, or a larger read up to the device's largest request),
+ * twice that while it is at most a quarter of it, else that maximum: as
+ * the stock algorithm sizes it, so that a short read at the start of a
+ * file reads no more than it did.  The windows after it grow on.
  *
  * Growth: when the reader reaches the first page of a window, the next window
  * is issued, four times as large while the window is below 1/16 of the
  * maximum, then twice as large, up to the maximum.  The window being read and
  * the one ahead of it thus always overlap, and a stream reads at least one
- * window ahead of itself.  A window larger than the maximum (MADV_HUGEPAGE
- * sets one) is cut back to it, but keeps up to two folios of the size that
- * triggered it.
+ * window ahead of itself.  A window larger than the maximum (as
+ * POSIX_FADV_SEQUENTIAL or a large read sets one) is cut back to it, but
+ * keeps up to two folios of the size that triggered it.  A fault in a
+ * MADV_HUGEPAGE mapping reads two PMDs, and the windows after it keep that
+ * size, as in the stock algorithm, also where the file has no large folios.
  *
  * Maximum: stock readahead stops at read_ahead_kb.  Competing sequential
  * streams on a disk that seeks pay one positioning per window, so where
@@ -51,10 +56,10 @@
  * the tightest memory.max or memory.high of it and the groups above it
  * (memory.limit_in_bytes on cgroup v1).  The window that follows the mark
  * of a window a fault started (an mmap read-around, or a PMD fault's) does
- * not grow past read_ahead_kb: the read-around guessed at locality around
- * a fault, and is no stream; a reader that goes on to the mark of a window
- * that grew is.  Nor does the window of a fault on a mark outside the
- * stream's window.  A stream whose pages reclaim takes before use also
+ * not grow past the stock maximum: the read-around guessed at locality
+ * around a fault, and is no stream; a reader that goes on to the mark of a
+ * window that grew is.  Nor does the window of a fault on a mark outside
+ * the stream's window.  A stream whose pages reclaim takes before use also
  * shrinks its own windows (thrashing, below).
  *
  * Cache hits: pages of a window that are already cached are not read, and
