@@ -15,22 +15,27 @@
  * The adaptive algorithm sizes every readahead window of a stream with the
  * functions of this file; all sizes are in pages.
  *
- * Start: the first window of a stream is the request rounded up to a power
- * of two, four times that while it is small next to the stock maximum
- * (read_ahead_kb, or a larger read up to the device's largest request),
- * twice that while it is at most a quarter of it, else that maximum: as
- * the stock algorithm sizes it, so that a short read at the start of a
- * file reads no more than it did.  The windows after it grow on.
+ * Start: the first window of a stream (at the start of a file, for a read
+ * larger than the maximum, or after a sequential miss) is the request
+ * rounded up to a power of two, four times that while it is small next to
+ * the stock maximum (read_ahead_kb, or a larger read up to the device's
+ * largest request), twice that while it is at most a quarter of it, else
+ * that maximum: as the stock algorithm sizes it, so that a read of a
+ * file's header reads no more than it did.  The windows after it grow on.
+ * A stream found from the pages cached before the read (its history)
+ * starts from those, up to the adaptive maximum.
  *
  * Growth: when the reader reaches the first page of a window, the next window
  * is issued, four times as large while the window is below 1/16 of the
  * maximum, then twice as large, up to the maximum.  The window being read and
  * the one ahead of it thus always overlap, and a stream reads at least one
- * window ahead of itself.  A window larger than the maximum (as
- * POSIX_FADV_SEQUENTIAL or a large read sets one) is cut back to it, but
- * keeps up to two folios of the size that triggered it.  A fault in a
- * MADV_HUGEPAGE mapping reads two PMDs, and the windows after it keep that
- * size, as in the stock algorithm, also where the file has no large folios.
+ * window ahead of itself.  A window larger than the maximum (a large read
+ * sets one, and POSIX_FADV_NORMAL halves the maximum POSIX_FADV_SEQUENTIAL
+ * doubled) is cut back to it, but keeps up to two folios of the size that
+ * triggered it.  A fault in a MADV_HUGEPAGE mapping reads two PMDs (with
+ * transparent huge pages), and the windows that later faults through such
+ * a mapping trigger keep that size, as with the stock algorithm, also
+ * where the file has no large folios.
  *
  * Maximum: stock readahead stops at read_ahead_kb.  Competing sequential
  * streams on a disk that seeks pay one positioning per window, so where
@@ -55,8 +60,9 @@
  * cache is charged to has room for: its file pages and its headroom under
  * the tightest memory.max or memory.high of it and the groups above it
  * (memory.limit_in_bytes on cgroup v1).  The window that follows the mark
- * of a window a fault started (an mmap read-around, or a PMD fault's) does
- * not grow past the stock maximum: the read-around guessed at locality
+ * of a window a fault started (an mmap read-around, or a PMD fault's) is
+ * held to the stock maximum, except that a MADV_HUGEPAGE fault's windows
+ * keep their two PMDs (Growth, above): the read-around guessed at locality
  * around a fault, and is no stream; a reader that goes on to the mark of a
  * window that grew is.  Nor does the window of a fault on a mark outside
  * the stream's window.  A stream whose pages reclaim takes before use also
@@ -74,11 +80,11 @@
  * queue also means that many streams compete for the device and for
  * memory: windows issued then take the smaller memory share, so that
  * sixty-four streams with two windows each hold at most half of the
- * available memory.  So do windows that do not ask: sync windows, windows
- * of interleaved readers and windows of page faults, which are not
- * deferred either.  Nor are the windows of a queue that cannot tell
- * whether it is congested (bio-based devices: dm, md): they take the
- * smaller share.
+ * available memory.  So do windows that do not ask: sync windows after a
+ * stream's first, windows of interleaved readers and windows of page
+ * faults, which are not deferred either.  Nor are the windows of a queue
+ * that cannot tell whether it is congested (bio-based devices: dm, md):
+ * they take the smaller share.
  *
  * Continuation: when a reader going sequentially misses the page cache just
  * past its last window (the page of its mark was cached already, so no mark
