@@ -905,6 +905,36 @@ class SchedSlices(unittest.TestCase):
                          {"sync slice": [10, 100, 30]})
 
 
+class LabelRatios(unittest.TestCase):
+    """bench/label-ratios.py: each label's mean over the baseline's in one
+    run, with report.py's interval; failed measurements are left out."""
+
+    def test_ratio_and_interval_against_the_baseline(self):
+        module = load_script("label-ratios")
+
+        def record(label, value, **extra):
+            return dict({"cell": "c", "profile": "hdd", "threads": 4,
+                         "scheduler": label,
+                         "metrics": {"reader_kbps": value}}, **extra)
+        records = ([record("base", v) for v in (100, 110, 90)] +
+                   [record("new", v) for v in (200, 220, 180)] +
+                   [record("new", 1, failed="why")])
+        (line,) = module.lines(records, "base", ["new", "gone"],
+                               ["reader_kbps"])
+        base = {"mean": 100.0, "cv_pct": 10.0, "n": 3}
+        low, high = report.interval(2.0, base, base)
+        self.assertEqual(line, "c hdd threads=4 reader_kbps: base 100.0; "
+                         f"new 2.00x ({low:.2f}-{high:.2f})")
+
+    def test_a_single_repetition_has_no_interval(self):
+        module = load_script("label-ratios")
+        records = [{"cell": "c", "profile": "p", "threads": 1,
+                    "scheduler": label, "metrics": {"m": value}}
+                   for label, value in (("a", 2.0), ("b", 3.0))]
+        self.assertEqual(list(module.lines(records, "a", ["b"], ["m"])),
+                         ["c p threads=1 m: a 2.0; b 1.50x"])
+
+
 class CollectGuards(unittest.TestCase):
     """collect.py: one bad measurement is recorded as failed, with its
     reason, and the measurements after it are still collected."""
