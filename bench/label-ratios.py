@@ -9,11 +9,11 @@ report.py (log scale, Welch's t): the figures a note quotes for "x
 mq-deadline in the same run".  Failed measurements are left out.
 """
 import argparse
-import json
 import os
 import sys
 from collections import defaultdict
 
+import results
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "report"))
 import report  # noqa: E402
@@ -70,17 +70,12 @@ def main():
     parser.add_argument("labels", help="comma-separated labels")
     parser.add_argument("metrics", help="comma-separated metrics")
     args = parser.parse_args()
-    path = os.path.join(args.run, "results.jsonl")
-    try:
-        with open(path) as f:
-            records = [json.loads(line) for line in f if line.strip()]
-    except (OSError, ValueError) as e:
-        sys.exit(f"label-ratios.py: cannot read {path}: {e}")
+    records = results.read_run(args.run, "label-ratios")
     out = list(lines(records, args.baseline, args.labels.split(","),
                      args.metrics.split(",")))
     if not out:
-        sys.exit(f"label-ratios.py: no {args.baseline} figures of "
-                 f"{args.metrics} in {path}")
+        sys.exit(f"label-ratios: no {args.baseline} figures of "
+                 f"{args.metrics} in {args.run}/results.jsonl")
     print("\n".join(out))
 
 

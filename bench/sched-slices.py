@@ -10,10 +10,10 @@ used and requests dispatched: where two kernels' figures differ, which
 slices changed.  Kernels are make ab's sides, else the series commits.
 """
 import argparse
-import json
-import os
 import sys
 from collections import defaultdict
+
+import results
 
 COUNTERS = ("slices", "used_ms", "dispatched")
 
@@ -56,16 +56,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("run", help="a run directory holding results.jsonl")
     args = ap.parse_args()
-    path = os.path.join(args.run, "results.jsonl")
-    try:
-        with open(path) as f:
-            records = [json.loads(line) for line in f if line.strip()]
-    except (OSError, json.JSONDecodeError) as err:
-        sys.exit(f"sched-slices: cannot read {path}: {err}")
-    table = means(records)
+    table = means(results.read_run(args.run, "sched-slices"))
     if not table:
-        sys.exit(f"sched-slices: no record in {path} has sched_slices "
-                 "(runs before the guest recorded them, or no mq-cfq)")
+        sys.exit(f"sched-slices: no record in {args.run}/results.jsonl has "
+                 "sched_slices (runs before the guest recorded them, or no "
+                 "mq-cfq)")
     print_table(table)
 
 
