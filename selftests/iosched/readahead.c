@@ -1362,7 +1362,7 @@ TEST_F_TIMEOUT(fresh, sequential_mmap_reader_grows_past_read_ahead_kb,
 		TH_LOG("a sequential mmap reader's windows did not grow");
 }
 
-/* A read of a file's header: file(1), indexers. */
+/* A read of a file's header, its first few KiB. */
 #define SHORT_READ	(8 * 1024)
 
 /*
