@@ -58,13 +58,13 @@ check_owners()
 }
 
 # A git-style diff that creates tree file $2 from repo file $1 (its base,
-# if a later patch changes it).
+# if later patches change it).
 new_file_diff()
 {
-	local src=$1 dst=$2 mode=100644 base=$BUILD/added-base.tmp p
+	local src=$1 dst=$2 mode=100644 base=$BUILD/added-base.tmp changers
 	[ -x "$TOP/$src" ] && mode=100755
-	p=$(patch_changing "$dst" "$CHANGES")
-	added_base "$src" "$dst" "$base" "$p"
+	mapfile -t changers < <(patches_changing "$dst" "$CHANGES")
+	added_base "$src" "$dst" "$base" "${changers[@]}"
 	printf 'diff --git a/%s b/%s\nnew file mode %s\n' "$dst" "$dst" "$mode"
 	diff -u --label /dev/null --label "b/$dst" /dev/null "$base" || true
 	rm -f "$base"

@@ -145,10 +145,10 @@ added_files()
 	done
 }
 
-# A file the series adds may be changed again by a later patch (a policy
+# A file the series adds may be changed again by later patches (a policy
 # first, its debugfs and tracepoints next).  The repo holds such a file as
 # the whole series leaves it; the patch that adds it adds its "base", the
-# repo's file with the later patch taken off.
+# repo's file with the later patches taken off.
 
 # "tree-path patch" for every file that a patch of the series changes, in
 # one pass over the series: prepare looks up every added file in it.
@@ -158,30 +158,34 @@ series_changes()
 		'/^\+\+\+ b\// { n = split(FILENAME, path, "/"); print substr($2, 3), path[n] }'
 }
 
-# The patch that changes added file $1 (a tree path) again, if any, from
-# the table $2 that series_changes printed.
-patch_changing()
+# The patches that change added file $1 (a tree path) again, one a line
+# in series order, from the table $2 that series_changes printed.
+patches_changing()
 {
-	local found
-	found=$(awk -v f="$1" '$1 == f { print $2 }' <<<"$2")
-	[ "$(echo "$found" | wc -l)" -le 1 ] ||
-		die "$1: ${found//$'\n'/ } all change it; only one patch may change a file the series adds"
-	echo "$found"
+	awk -v f="$1" '$1 == f { print $2 }' <<<"$2"
 }
 
 # Write the base of added file $1 (repo path; tree path $2) to file $3:
-# the file with the part of patch $4 (from patch_changing) taken off.
+# the file with the parts of patches $4... (in series order, as
+# patches_changing prints them) taken off, the last one first. Given the
+# patches after the k-th, it writes the file as the k-th leaves it.
 added_base()
 {
-	local src=$1 dst=$2 out=$3 p=$4
-	if [ -z "$p" ]; then
-		cp "$TOP/$src" "$out"
-		return 0
-	fi
-	# Only the patch's part for $dst: the next "--- a/" ends it.
-	awk -v f="a/$dst" '/^--- / { on = ($2 == f) } on' "$TOP/patches/$p" |
-		patch -R -p1 -s -f -F0 --no-backup-if-mismatch -r - -o "$out" "$TOP/$src" >/dev/null ||
-		die "patches/$p does not come off $src: change that part of $src in the patch too (README: Working on the series)"
+	local src=$1 dst=$2 out=$3 i p
+	shift 3
+	cp "$TOP/$src" "$out.part"
+	for ((i = $#; i >= 1; i--)); do
+		p=${!i}
+		# Only the patch's part for $dst: the next "--- a/" ends it.
+		awk -v f="a/$dst" '/^--- / { on = ($2 == f) } on' "$TOP/patches/$p" |
+			patch -R -p1 -s -f -F0 --no-backup-if-mismatch -r - \
+				-o "$out.next" "$out.part" >/dev/null || {
+			rm -f "$out.part" "$out.next"
+			die "patches/$p does not come off $src: change that part of $src in the patch too (README: Working on the series)"
+		}
+		mv "$out.next" "$out.part"
+	done
+	mv "$out.part" "$out"
 }
 
 # Download Debian package $1 at version $2 into $3/tmp (emptied first)

@@ -31,35 +31,39 @@ install_if_changed()
 	cmp -s "$1" "$2" || install -D -m "$(stat -c %a "$3")" "$1" "$2"
 }
 
-# An added file that patch $3 changes again: until that patch is applied
-# the tree holds its base; once it is, the repo's file, with the base as
-# quilt's backup, so that popping the patch restores the base.
+# An added file that later patches $3... change again: the tree holds it
+# as the last applied one of them leaves it (its base before the first),
+# and each applied one has the file as it was before it as quilt's backup,
+# so that popping it restores that.
 sync_changed_added_file()
 {
-	local src=$1 dst=$2 p=$3 base=$BUILD/added-base.tmp
-	added_base "$src" "$dst" "$base" "$p"
-	if grep -qxF -- "$p" "$TREE/.pc/applied-patches" 2>/dev/null; then
-		install_if_changed "$TOP/$src" "$TREE/$dst" "$TOP/$src"
-		install_if_changed "$base" "$TREE/.pc/$p/$dst" "$TOP/$src"
-	else
-		install_if_changed "$base" "$TREE/$dst" "$TOP/$src"
-	fi
-	rm -f "$base"
+	local src=$1 dst=$2 state=$BUILD/added-state.tmp applied=0
+	shift 2
+	local changers=("$@")
+	while [ "$applied" -lt ${#changers[@]} ] &&
+	      grep -qxF -- "${changers[applied]}" "$TREE/.pc/applied-patches" 2>/dev/null; do
+		added_base "$src" "$dst" "$state" "${changers[@]:applied}"
+		install_if_changed "$state" "$TREE/.pc/${changers[applied]}/$dst" "$TOP/$src"
+		applied=$((applied + 1))
+	done
+	added_base "$src" "$dst" "$state" "${changers[@]:applied}"
+	install_if_changed "$state" "$TREE/$dst" "$TOP/$src"
+	rm -f "$state"
 }
 
 # Copy added files that differ; drop the ones the repo no longer has.
 # Unchanged files keep their mtime so nothing is rebuilt for them.
 sync_added_files()
 {
-	local src dst old p changes
+	local src dst old changes changers
 	added_files >"$MANIFEST.new"
 	changes=$(series_changes)
 	while read -r src dst; do
 		[ -e "$PRISTINE/$dst" ] &&
 			die "$src would replace $dst of the base kernel; change existing files with a patch instead"
-		p=$(patch_changing "$dst" "$changes")
-		if [ -n "$p" ]; then
-			sync_changed_added_file "$src" "$dst" "$p"
+		mapfile -t changers < <(patches_changing "$dst" "$changes")
+		if [ ${#changers[@]} -gt 0 ]; then
+			sync_changed_added_file "$src" "$dst" "${changers[@]}"
 		else
 			install_if_changed "$TOP/$src" "$TREE/$dst" "$TOP/$src"
 		fi

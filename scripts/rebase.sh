@@ -119,7 +119,7 @@ unpack_version()
 # before any patch (a file a later patch changes, without that change).
 create_new_tree()
 {
-	local src dst p changes
+	local src dst changes changers
 	[ ! -d "$NEW_TREE" ] || find "$NEW_TREE" -type d -exec chmod u+w {} +
 	rm -rf "$NEW_TREE" "$NEW_PATCHES"
 	# Hard links, as export.sh's check tree: quilt replaces the files it
@@ -133,8 +133,8 @@ create_new_tree()
 		[ ! -e "$NEW_PRISTINE/$dst" ] ||
 			die "$LINUX_PKG $1 has $dst, which the series adds ($src)"
 		mkdir -p "$(dirname "$NEW_TREE/$dst")"
-		p=$(patch_changing "$dst" "$changes")
-		added_base "$src" "$dst" "$NEW_TREE/$dst" "$p"
+		mapfile -t changers < <(patches_changing "$dst" "$changes")
+		added_base "$src" "$dst" "$NEW_TREE/$dst" "${changers[@]}"
 	done < <(added_files)
 }
 
