@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Window sizing of the adaptive readahead algorithm (mm/readahead.c).
+ * Window sizing of readahead (mm/readahead.c).
  * Pure functions of page counts, so that KUnit can check every rule.
  */
 #ifndef _MM_READAHEAD_WINDOW_H
@@ -10,10 +10,10 @@
 #include <linux/minmax.h>
 
 /**
- * DOC: Adaptive readahead window sizing
+ * DOC: Readahead window sizing
  *
- * The adaptive algorithm sizes every readahead window of a stream with the
- * functions of this file; all sizes are in pages.
+ * Readahead sizes every window of a stream with the functions of this
+ * file; all sizes are in pages.
  *
  * Start: the first window of a stream (at the start of a file, for a read
  * larger than the maximum, or after a sequential miss) is the request
@@ -70,8 +70,6 @@
  *
  * Cache hits: pages of a window that are already cached are not read, and
  * the window keeps its size and its end, where the next window starts.
- * Shrinking it by its hits moved its end back into pages already read, so
- * that the next readahead mark fell on a cached page and was never set.
  *
  * Congestion: while the device queue is congested, the window ahead is
  * deferred once: the readahead mark moves from the start of the window being

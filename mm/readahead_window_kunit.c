@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests of the adaptive readahead window sizing (readahead_window.h).
+ * KUnit tests of readahead's window sizing (readahead_window.h).
  * Sizes are in pages; with 4 KiB pages, 32 pages is the default
  * read_ahead_kb of 128 KiB.
  */
