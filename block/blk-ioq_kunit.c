@@ -454,7 +454,7 @@ static struct kunit_case ioq_test_cases[] = {
 };
 
 static struct kunit_suite ioq_test_suite = {
-	.name = "blk-ioq",
+	.name = "blk_ioq",
 	.test_cases = ioq_test_cases,
 };
 
@@ -1021,7 +1021,7 @@ static struct kunit_case ioq_sched_test_cases[] = {
 };
 
 static struct kunit_suite ioq_sched_test_suite = {
-	.name = "blk-ioq-sched",
+	.name = "blk_ioq_sched",
 	.init = ioq_sched_test_init,
 	.exit = ioq_sched_test_exit,
 	.test_cases = ioq_sched_test_cases,

@@ -868,7 +868,7 @@ static struct kunit_case as_test_cases[] = {
 };
 
 static struct kunit_suite as_test_suite = {
-	.name = "mq-as",
+	.name = "mq_as",
 	.init = as_test_init,
 	.exit = as_test_exit,
 	.test_cases = as_test_cases,

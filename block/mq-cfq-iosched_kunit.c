@@ -634,7 +634,7 @@ static struct kunit_case cfq_test_cases[] = {
 };
 
 static struct kunit_suite cfq_test_suite = {
-	.name = "mq-cfq",
+	.name = "mq_cfq",
 	.init = cfq_test_init,
 	.exit = cfq_test_exit,
 	.test_cases = cfq_test_cases,

@@ -138,7 +138,7 @@ static struct kunit_case ra_mark_cases[] = {
 };
 
 static struct kunit_suite ra_mark_suite = {
-	.name = "readahead-mark",
+	.name = "readahead_mark",
 	.init = ra_mark_init,
 	.test_cases = ra_mark_cases,
 };

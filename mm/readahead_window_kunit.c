@@ -161,7 +161,7 @@ static struct kunit_case ra_window_cases[] = {
 };
 
 static struct kunit_suite ra_window_suite = {
-	.name = "readahead-window",
+	.name = "readahead_window",
 	.test_cases = ra_window_cases,
 };
 
