@@ -138,6 +138,10 @@ apply_series()
 	record_stamps "$TREE" "$STAMPS" <<<"$touched"
 	rm -f "$SERIES_STAMP"
 	unapply_series
+	# Popping the old series restored the added files that its patches
+	# changed to what they were before those patches; a new series may
+	# change other parts of them, so each starts again from its base.
+	sync_added_files
 	if [ -n "$(series_patches)" ]; then
 		say "applying $(series_patches | wc -l) patches"
 		for _ in $(series_patches); do
