@@ -967,19 +967,24 @@ static void make_fresh_disk(struct __test_metadata *_metadata,
 	d->max_pages = d->io_pages;
 }
 
+/* Read [@off, @off + @len) of @fd in order, @chunk bytes at a time. */
+static void read_in_chunks(struct __test_metadata *_metadata, int fd,
+			   off_t off, size_t len, size_t chunk)
+{
+	char *buf = malloc(chunk);
+	size_t done;
+
+	ASSERT_NE(NULL, buf);
+	for (done = 0; done < len; done += chunk)
+		ASSERT_EQ((ssize_t)chunk, pread(fd, buf, chunk, off + done));
+	free(buf);
+}
+
 /* Read [@off, @off + @mib MiB) of @fd, a MiB at a time. */
 static void read_region(struct __test_metadata *_metadata, int fd, off_t off,
 			int mib)
 {
-	char *buf = malloc(1 << 20);
-	int i;
-
-	ASSERT_NE(NULL, buf);
-	for (i = 0; i < mib; i++) {
-		ASSERT_EQ(1 << 20, pread(fd, buf, 1 << 20,
-					 off + ((off_t)i << 20)));
-	}
-	free(buf);
+	read_in_chunks(_metadata, fd, off, (size_t)mib << 20, 1 << 20);
 }
 
 /*
@@ -1396,6 +1401,48 @@ TEST_F_TIMEOUT(fresh, short_read_at_the_start_reads_as_stock,
 		TH_LOG("the stock algorithm read nothing ahead");
 	EXPECT_EQ(cached[0], cached[1])
 		TH_LOG("the adaptive algorithm's first window is not stock's");
+}
+
+/*
+ * Where read_ahead_kb was written, reads as large as the disk's largest
+ * request keep the windows that such a read sets, as with the stock
+ * algorithm: the window after a mark, which the reader reaches with less
+ * of its read left, is not cut to the stock maximum of that rest.
+ */
+TEST_F_TIMEOUT(fresh, large_reads_keep_their_windows, SLOW_TEST_TIMEOUT_S)
+{
+	struct ra_windows seen[ARRAY_SIZE(algorithms)];
+	size_t chunk, len = (size_t)THRASH_MIB << 20;
+	char ra_kb[32] = "";
+	unsigned int a;
+
+	make_fresh_disk(_metadata, &self->disk);
+	ASSERT_EQ(0, set_queue_attr(FRESH_DISK, "read_ahead_kb", "128", ra_kb,
+				    sizeof(ra_kb)));
+	/* A file takes read_ahead_kb when it is opened: open it again. */
+	close(self->disk.fd);
+	self->disk.fd = open("/dev/" FRESH_DISK, O_RDONLY);
+	ASSERT_LE(0, self->disk.fd);
+	chunk = self->disk.io_pages * self->disk.page;
+	for (a = 0; a < ARRAY_SIZE(algorithms); a++) {
+		start_clean(_metadata, self->disk.fd, algorithms[a]);
+		if (ra_trace_start()) {
+			ra_trace_stop();
+			SKIP(return, NO_TRACE);
+		}
+		read_in_chunks(_metadata, self->disk.fd, 0, len, chunk);
+		ra_trace_stop();
+		ra_trace_check(_metadata, self->disk.ino, 0,
+			       len / self->disk.page, self->disk.io_pages, true,
+			       &seen[a]);
+		TH_LOG("%s: %d windows of %u to %u pages, reads of %zu KiB",
+		       algorithms[a], seen[a].nr, seen[a].smallest,
+		       seen[a].largest, chunk >> 10);
+	}
+	EXPECT_LT(1, seen[0].nr) TH_LOG("the reader's windows were not traced");
+	EXPECT_EQ(seen[0].smallest, seen[1].smallest)
+		TH_LOG("the adaptive algorithm cut a large read's windows");
+	EXPECT_EQ(seen[0].largest, seen[1].largest);
 }
 
 /*
