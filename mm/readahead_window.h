@@ -12,8 +12,8 @@
 /**
  * DOC: Readahead window sizing
  *
- * Readahead sizes every window of a stream with the functions of this
- * file; all sizes are in pages.
+ * The rules by which readahead sizes the windows of a stream; all sizes
+ * are in pages.
  *
  * Start: the first window of a stream (at the start of a file, for a read
  * larger than the maximum, or after a sequential miss) is the request
@@ -25,20 +25,23 @@
  * A stream found from the pages cached before the read (its history)
  * starts from those, up to the adaptive maximum.
  *
- * Growth: when the reader reaches the first page of a window, the next window
- * is issued, four times as large while the window is below 1/16 of the
- * maximum, then twice as large, up to the maximum.  The window being read and
- * the one ahead of it thus always overlap, and a stream reads at least one
- * window ahead of itself.  A window larger than the maximum (a large read
- * sets one, and POSIX_FADV_NORMAL halves the maximum POSIX_FADV_SEQUENTIAL
- * doubled) is cut back to it, but keeps up to two folios of the size that
- * triggered it.  A fault in a MADV_HUGEPAGE mapping reads two PMDs (with
+ * Growth: when the reader reaches the readahead mark (the first page of
+ * the window ahead; in the first window, the page after the request),
+ * the next window is issued, four times as large while the window is
+ * below 1/16 of the maximum, then twice as large, up to the maximum.
+ * Windows follow each other, and a stream reads at least one window
+ * ahead of itself.  A window larger than the maximum keeps its size up to
+ * the device's largest request (a large read sets one that large), or to
+ * two folios of the size that triggered it if that is more, and is cut
+ * back beyond that: a window that grew under a larger maximum shrinks
+ * when the maximum does.  A fault in a MADV_HUGEPAGE mapping reads two PMDs (with
  * transparent huge pages), and the windows that later faults through such
  * a mapping trigger keep that size, as with the stock algorithm, also
  * where the file has no large folios.
  *
- * Maximum: stock readahead stops at read_ahead_kb.  Competing sequential
- * streams on a disk that seeks pay one positioning per window, so where
+ * Maximum: stock readahead stops at read_ahead_kb (a read larger than
+ * that at the device's largest request).  Competing sequential streams
+ * on a disk that seeks pay one positioning per window, so where
  * nobody wrote read_ahead_kb the adaptive algorithm lets a window on a
  * block device grow on to the largest request the device takes
  * (max_sectors_kb), but no further than the block layer's default cap on
@@ -64,7 +67,7 @@
  * held to the stock maximum, except that a MADV_HUGEPAGE fault's windows
  * keep their two PMDs (Growth, above): the read-around guessed at locality
  * around a fault, and is no stream; a reader that goes on to the mark of a
- * window that grew is.  Nor does the window of a fault on a mark outside
+ * window that grew is one, though not where the fault's mark lies outside
  * the stream's window.  A stream whose pages reclaim takes before use also
  * shrinks its own windows (thrashing, below).
  *
