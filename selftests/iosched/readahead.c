@@ -1446,6 +1446,43 @@ TEST_F_TIMEOUT(fresh, large_reads_keep_their_windows, SLOW_TEST_TIMEOUT_S)
 }
 
 /*
+ * A window that grew past read_ahead_kb shrinks back when the maximum
+ * does, here when read_ahead_kb is written while the stream goes on: the
+ * windows sized after the write, past the one in flight, stay within it.
+ */
+TEST_F_TIMEOUT(fresh, grown_windows_shrink_when_read_ahead_kb_is_written,
+	       SLOW_TEST_TIMEOUT_S)
+{
+	unsigned long second = ((unsigned long)THRASH_MIB << 20) /
+			       self->disk.page;
+	struct ra_windows grown, after;
+	char ra_kb[32] = "";
+
+	make_fresh_disk(_metadata, &self->disk);
+	start_clean(_metadata, self->disk.fd, "adaptive");
+	if (ra_trace_start()) {
+		ra_trace_stop();
+		SKIP(return, NO_TRACE);
+	}
+	run_seq_readers(_metadata, NULL, self->disk.fd, 0, 1);
+	ASSERT_EQ(0, set_queue_attr(FRESH_DISK, "read_ahead_kb", "128", ra_kb,
+				    sizeof(ra_kb)));
+	run_seq_readers(_metadata, NULL, self->disk.fd,
+			(off_t)second * self->disk.page, 1);
+	ra_trace_stop();
+	ra_trace_check(_metadata, self->disk.ino, 0, second,
+		       self->disk.io_pages, true, &grown);
+	ra_trace_check(_metadata, self->disk.ino,
+		       second + self->disk.io_pages, 2 * second,
+		       self->disk.ra_pages, true, &after);
+	TH_LOG("before the write: %d windows of up to %u pages; after: %d of up to %u",
+	       grown.nr, grown.largest, after.nr, after.largest);
+	EXPECT_LT(self->disk.ra_pages, grown.largest)
+		TH_LOG("no window grew past read_ahead_kb");
+	EXPECT_LT(0, after.nr) TH_LOG("no window was traced after the write");
+}
+
+/*
  * A file on a filesystem made on a memory-backed null_blk disk whose
  * read_ahead_kb nobody wrote, taking requests of up to FRESH_MAX_SECTORS:
  * ext4 reads files into order-0 folios, XFS into large folios
