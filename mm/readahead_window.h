@@ -30,14 +30,14 @@
  * the next window is issued, four times as large while the window is
  * below 1/16 of the maximum, then twice as large, up to the maximum.
  * Windows follow each other, and a stream reads at least one window
- * ahead of itself.  A window larger than the maximum keeps its size up to
- * the device's largest request (a large read sets one that large), or to
- * two folios of the size that triggered it if that is more, and is cut
- * back beyond that: a window that grew under a larger maximum shrinks
- * when the maximum does.  A fault in a MADV_HUGEPAGE mapping reads two PMDs (with
- * transparent huge pages), and the windows that later faults through such
- * a mapping trigger keep that size, as with the stock algorithm, also
- * where the file has no large folios.
+ * ahead of itself.  A window larger than the maximum keeps what the read
+ * that reached its mark may set (a large read: up to the device's
+ * largest request), or two folios of the size that triggered it, and is
+ * cut back beyond that: a window that grew under a larger maximum
+ * shrinks when the maximum does.  A fault in a MADV_HUGEPAGE mapping
+ * reads two PMDs (with transparent huge pages), and the windows that
+ * later faults through such a mapping trigger keep that size, as with
+ * the stock algorithm, also where the file has no large folios.
  *
  * Maximum: stock readahead stops at read_ahead_kb (a read larger than
  * that at the device's largest request).  Competing sequential streams
