@@ -116,7 +116,7 @@ unpack_version()
 }
 
 # NEW_TREE: the new source with the files the series adds as they are
-# before any patch (a file a later patch changes, without that change).
+# before any patch (a file later patches change, without their changes).
 create_new_tree()
 {
 	local src dst changes changers
