@@ -164,6 +164,15 @@ FIXTURE_SETUP(ra)
 		TH_LOG("%s is too small for the readahead tests", dev);
 }
 
+/* A file takes read_ahead_kb when it is opened: open disk @dev again. */
+static void reopen_disk(struct __test_metadata *_metadata, int *fd,
+			const char *dev)
+{
+	close(*fd);
+	*fd = open(dev, O_RDONLY);
+	ASSERT_LE(0, *fd) TH_LOG("cannot open %s", dev);
+}
+
 /* Write @value to queue attribute @attr, the first time saving its value. */
 static int set_queue_attr(const char *disk, const char *attr,
 			  const char *value, char *saved, size_t len)
@@ -543,21 +552,29 @@ static int ra_trace_clear(void)
 	return 0;
 }
 
-/* Trace readahead windows from an empty buffer; -1: no tracefs. */
+static void ra_trace_stop(void)
+{
+	iosched_write_str(TRACEFS "/tracing_on", "0");
+	iosched_write_str(RA_EVENT, "0");
+}
+
+#define NO_TRACE	"cannot trace readahead/readahead_window"
+
+/*
+ * Trace readahead windows from an empty buffer; -1: no tracefs, and
+ * whatever was turned on is off again.
+ */
 static int ra_trace_start(void)
 {
 	if (access(TRACEFS "/events", F_OK))
 		mount("nodev", TRACEFS, "tracefs", 0, NULL);
 	if (iosched_write_str(TRACEFS "/tracing_on", "0") || ra_trace_clear() ||
-	    iosched_write_str(RA_EVENT, "1"))
+	    iosched_write_str(RA_EVENT, "1") ||
+	    iosched_write_str(TRACEFS "/tracing_on", "1")) {
+		ra_trace_stop();
 		return -1;
-	return iosched_write_str(TRACEFS "/tracing_on", "1");
-}
-
-static void ra_trace_stop(void)
-{
-	iosched_write_str(TRACEFS "/tracing_on", "0");
-	iosched_write_str(RA_EVENT, "0");
+	}
+	return 0;
 }
 
 /* What ra_trace_check() saw. */
@@ -709,8 +726,7 @@ TEST_F_TIMEOUT(ra, windows_stay_within_the_maximum, SLOW_TEST_TIMEOUT_S)
 		  self->size);
 	if (ra_trace_start()) {
 		free(buf);
-		ra_trace_stop();
-		SKIP(return, "cannot trace readahead/readahead_window");
+		SKIP(return, NO_TRACE);
 	}
 	error = ra_cgroup_enter(_metadata, &self->cg, "ra-windows", false);
 	if (error) {
@@ -805,15 +821,10 @@ TEST_F_TIMEOUT(ra, written_read_ahead_kb_is_the_maximum, SLOW_TEST_TIMEOUT_S)
 	if (io_kb <= atol(WRITTEN_RA_KB))
 		SKIP(return, "max_sectors_kb %ld: windows cannot grow past %s KiB anyway",
 		     io_kb, WRITTEN_RA_KB);
-	/* A file takes read_ahead_kb when it is opened: open it again. */
 	snprintf(dev, sizeof(dev), "/dev/%s", self->disk);
-	close(self->fd);
-	self->fd = open(dev, O_RDONLY);
-	ASSERT_LE(0, self->fd) TH_LOG("cannot open %s", dev);
-	if (ra_trace_start()) {
-		ra_trace_stop();
-		SKIP(return, "cannot trace readahead/readahead_window");
-	}
+	reopen_disk(_metadata, &self->fd, dev);
+	if (ra_trace_start())
+		SKIP(return, NO_TRACE);
 	start_clean(_metadata, self->fd, "adaptive");
 	run_seq_readers(_metadata, NULL, self->fd, base, 1);
 	ra_trace_stop();
@@ -1009,10 +1020,8 @@ static int read_fresh_disk(struct __test_metadata *_metadata,
 		snprintf(path, sizeof(path), "%s/memory.stat", cg->reader);
 		ASSERT_EQ(0, iosched_read_attr(path, stat, sizeof(stat)));
 	}
-	if (ra_trace_start()) {
-		ra_trace_stop();
+	if (ra_trace_start())
 		return -1;
-	}
 	run_seq_readers(_metadata, NULL, d->fd, 0, 1);
 	ra_trace_stop();
 	ra_trace_check(_metadata, d->ino, 0, (THRASH_MIB << 20) / d->page,
@@ -1024,8 +1033,6 @@ static int read_fresh_disk(struct __test_metadata *_metadata,
 	EXPECT_LT(1, seen->nr) TH_LOG("the reader's windows were not traced");
 	return 0;
 }
-
-#define NO_TRACE	"cannot trace readahead/readahead_window"
 
 /*
  * Where nobody wrote read_ahead_kb, a sequential reader's windows grow
@@ -1352,10 +1359,8 @@ TEST_F_TIMEOUT(fresh, sequential_mmap_reader_grows_past_read_ahead_kb,
 
 	make_fresh_disk(_metadata, &self->disk);
 	start_clean(_metadata, self->disk.fd, "adaptive");
-	if (ra_trace_start()) {
-		ra_trace_stop();
+	if (ra_trace_start())
 		SKIP(return, NO_TRACE);
-	}
 	map = mmap(NULL, len, PROT_READ, MAP_SHARED, self->disk.fd, 0);
 	ASSERT_NE(MAP_FAILED, map);
 	touch_pages(map, 0, len, self->disk.page);
@@ -1425,18 +1430,13 @@ TEST_F_TIMEOUT(fresh, large_reads_keep_their_windows, SLOW_TEST_TIMEOUT_S)
 	make_fresh_disk(_metadata, &self->disk);
 	ASSERT_EQ(0, set_queue_attr(FRESH_DISK, "read_ahead_kb", "128", ra_kb,
 				    sizeof(ra_kb)));
-	/* A file takes read_ahead_kb when it is opened: open it again. */
-	close(self->disk.fd);
-	self->disk.fd = open("/dev/" FRESH_DISK, O_RDONLY);
-	ASSERT_LE(0, self->disk.fd);
+	reopen_disk(_metadata, &self->disk.fd, "/dev/" FRESH_DISK);
 	for (half = 2; half <= 3; half++) {
 		chunk = self->disk.io_pages * self->disk.page * half / 2;
 		for (a = 0; a < ARRAY_SIZE(algorithms); a++) {
 			start_clean(_metadata, self->disk.fd, algorithms[a]);
-			if (ra_trace_start()) {
-				ra_trace_stop();
+			if (ra_trace_start())
 				SKIP(return, NO_TRACE);
-			}
 			read_in_chunks(_metadata, self->disk.fd, 0, len, chunk);
 			ra_trace_stop();
 			ra_trace_check(_metadata, self->disk.ino,
@@ -1470,10 +1470,8 @@ TEST_F_TIMEOUT(fresh, grown_windows_shrink_when_read_ahead_kb_is_written,
 
 	make_fresh_disk(_metadata, &self->disk);
 	start_clean(_metadata, self->disk.fd, "adaptive");
-	if (ra_trace_start()) {
-		ra_trace_stop();
+	if (ra_trace_start())
 		SKIP(return, NO_TRACE);
-	}
 	run_seq_readers(_metadata, NULL, self->disk.fd, 0, 1);
 	ASSERT_EQ(0, set_queue_attr(FRESH_DISK, "read_ahead_kb", "128", ra_kb,
 				    sizeof(ra_kb)));
@@ -1690,10 +1688,8 @@ TEST_F_TIMEOUT(fsfile, file_windows_grow_within_the_maximum,
 	make_fs_file(_metadata, &self->file, variant->fs, variant->mkfs);
 	ASSERT_EQ(0, stat(self->file.path, &st));
 	select_algorithm(_metadata, "adaptive");
-	if (ra_trace_start()) {
-		ra_trace_stop();
+	if (ra_trace_start())
 		SKIP(return, NO_TRACE);
-	}
 	read_fs_file(_metadata, self->file.path);
 	ra_trace_stop();
 	ra_trace_check(_metadata, st.st_ino, 0,
