@@ -18,7 +18,7 @@
 #   APPEND         make selftest: more guest kernel command line
 #   HOST_LOAD      make selftest: host CPUs kept busy meanwhile (default 0)
 #   MUTANTS        make mutants: only these of mutants/ (names without .patch)
-#   QUICK=1 PROFILE CELLS SCHEDULERS REPS THREADS SECS GUEST_MIB   make bench
+#   QUICK=1 PROFILE CELLS SCHEDULERS REPS THREADS SECS GUEST_MIB RA_TRACE   make bench
 #   A B            make ab: two revisions (with CELLS, REPS, ...)
 #   LIMIT ACTION   make ra-matrix: at most LIMIT runs; ACTION=status|report
 #   AUTHOR BASE    make export: who signs build/export/git; the tree to send against

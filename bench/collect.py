@@ -114,6 +114,16 @@ def disk_read_size(text):
     return {"disk_read_req_kib": int(m.group(2)) / 2 / int(m.group(1))}
 
 
+def readahead_window_size(text):
+    """Mean size in KiB of the readahead windows the run issued, from the
+    job's "ra_windows N KIB" line (make bench RA_TRACE=1); {} without one,
+    or when no window was traced."""
+    m = re.search(r"^ra_windows ([0-9]+) ([0-9]+)$", text, re.M)
+    if not m or not int(m.group(1)):
+        return {}
+    return {"readahead_window_kib": int(m.group(2)) / int(m.group(1))}
+
+
 def read_amplification(text, fio):
     """Bytes the device read per byte the readers read, from the job's
     "disk_reads REQUESTS SECTORS" line and fio's read io_bytes: above 1,
@@ -188,6 +198,7 @@ def metrics_of(job, text):
     metrics.update(completion_gaps(text))
     metrics.update(vmstat_deltas(text))
     metrics.update(disk_read_size(text))
+    metrics.update(readahead_window_size(text))
     metrics.update(read_amplification(text, fio))
     return metrics
 

@@ -21,6 +21,9 @@
 #                    seed002-cached needs its 2048 to stay cached)
 #   REP_FROM=1       number of the first repetition (make ab runs one
 #                    repetition per boot, each with its own number)
+#   RA_TRACE=1       trace the readahead windows (readahead_window) and
+#                    report their mean size, readahead_window_kib: a
+#                    diagnostic that costs the guest a trace buffer
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 . "$TOP/scripts/qemu-lib.sh"
 
@@ -70,6 +73,10 @@ validate_numbers()
 		'' | *[!0-9]* | 0*) die "REPS, REP_FROM, SECS, GUEST_MIB and THREADS take positive whole numbers without leading zeros, not '$n'" ;;
 		esac
 	done
+	case "${RA_TRACE:-0}" in
+	0 | 1) ;;
+	*) die "RA_TRACE takes 0 or 1, not '$RA_TRACE'" ;;
+	esac
 }
 
 # The names, some of which (the schedulers) only the built kernel knows.
@@ -356,6 +363,7 @@ run_group()
 		append+=" iosched.rotational=$(model_rotational "$profile")"
 		append+=" iosched.fs=$fs"
 	fi
+	[ "${RA_TRACE:-0}" = 1 ] && append+=" iosched.ratrace=1"
 	show_progress "$out" "$total" "$group" 200<&- &
 	local progress=$!
 	# Taken at boot: the image may be rebuilt while the guest runs.

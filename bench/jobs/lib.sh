@@ -35,19 +35,53 @@ disk_reads()
 	awk '{ print $1, $3 }' "$DISKSTAT" 2>/dev/null
 }
 
+# With iosched.ratrace=1 on the kernel's command line (make bench
+# RA_TRACE=1), the readahead windows the run issued are traced
+# (readahead:readahead_window, a tracepoint of the series).
+CMDLINE=${CMDLINE:-/proc/cmdline}
+TRACEFS=${TRACEFS:-/sys/kernel/tracing}
+RA_EVENT=events/readahead/readahead_window/enable
+PAGE_KIB=${PAGE_KIB:-4}
+ra_trace_start()
+{
+	grep -qw 'iosched.ratrace=1' "$CMDLINE" || return 1
+	[ -e "$TRACEFS/trace" ] || mount -t tracefs none "$TRACEFS" 2>/dev/null
+	[ -e "$TRACEFS/$RA_EVENT" ] || return 1
+	echo 0 >"$TRACEFS/tracing_on" && : >"$TRACEFS/trace" &&
+		echo 1 >"$TRACEFS/$RA_EVENT" && echo 1 >"$TRACEFS/tracing_on"
+}
+
+# "ra_windows N KIB": the windows traced and their KiB in all, leaving out
+# the decisions that size none (a random read, a deferral). Where more
+# were issued than the trace buffer holds, these are the last ones.
+ra_trace_windows()
+{
+	echo 0 >"$TRACEFS/$RA_EVENT"
+	awk -v kib="$PAGE_KIB" '/ readahead_window: / &&
+		!/ (random|deferred) start=/ {
+			for (i = 1; i <= NF; i++)
+				if (sub(/^size=/, "", $i)) { n++; pages += $i }
+		}
+		END { print "ra_windows", n + 0, pages * kib }' "$TRACEFS/trace"
+}
+
 # Run "$@", then print "vmstat NAME DELTA" for each readahead counter of
 # /proc/vmstat (ra_thrash, ...: none on a kernel without the series) and
 # for workingset_refault_file, which counts evicted pages read again under
-# either algorithm; and "disk_reads REQUESTS SECTORS" for the device,
-# whose mean request size shows how large the windows really were.
+# either algorithm; "disk_reads REQUESTS SECTORS" for the device, whose
+# mean request size shows how large the windows really were; and, when
+# asked, the traced windows (ra_trace_windows).
 VMSTAT=${VMSTAT:-/proc/vmstat}
 RA_COUNTERS='^(ra_[a-z_]*|workingset_refault_file) '
 with_ra_counters()
 {
 	before=$(grep -E "$RA_COUNTERS" "$VMSTAT")
 	reads_before=$(disk_reads)
+	tracing=0
+	ra_trace_start && tracing=1
 	"$@"
 	status=$?
+	[ "$tracing" = 1 ] && ra_trace_windows
 	grep -E "$RA_COUNTERS" "$VMSTAT" | while read -r name after; do
 		prev=$(echo "$before" | awk -v n="$name" '$1 == n { print $2 }')
 		echo "vmstat $name $((after - ${prev:-0}))"

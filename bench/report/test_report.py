@@ -727,6 +727,60 @@ class ReadaheadCounters(unittest.TestCase):
                 "echo ran")
         self.assertEqual(lines, ["ran", "vmstat ra_thrash 0"])
 
+    def traced(self, cmdline, trace_lines):
+        """with_ra_counters of a command that "traces" @trace_lines, with
+        the kernel command line @cmdline; its stdout lines, and what the
+        event's enable file was left at."""
+        with tempfile.TemporaryDirectory() as tmp:
+            tracefs = os.path.join(tmp, "tracing")
+            event = os.path.join(tracefs, "events", "readahead",
+                                 "readahead_window")
+            os.makedirs(event)
+            for name in ("trace", "tracing_on"):
+                with open(os.path.join(tracefs, name), "w") as f:
+                    f.write("stale  readahead_window: dev=8:0 ino=1 "
+                            "index=0 req=1 grow start=0 size=999 "
+                            "async_size=1 ra_pages=32\n")
+            with open(os.path.join(event, "enable"), "w") as f:
+                f.write("0\n")
+            cmd = os.path.join(tmp, "cmdline")
+            with open(cmd, "w") as f:
+                f.write(cmdline + "\n")
+            trace = os.path.join(tracefs, "trace")
+            writes = "".join(f'echo "{line}" >>{trace}; '
+                             for line in trace_lines)
+            lines = self.run_counted(
+                {"VMSTAT": os.path.join(tmp, "none"),
+                 "DISKSTAT": os.path.join(tmp, "none"),
+                 "CMDLINE": cmd, "TRACEFS": tracefs},
+                writes + "echo ran")
+            with open(os.path.join(event, "enable")) as f:
+                enable = f.read().strip()
+        return lines, enable
+
+    def test_traced_windows_count_those_that_size_one(self):
+        line = ("fio-1 [000] ..... 1.0: readahead_window: dev=8:0 ino=12 "
+                "index=4 req=4 {} start=8 size={} async_size=4 ra_pages=32")
+        lines, enable = self.traced("quiet iosched.ratrace=1 x=y", [
+            line.format("initial", 16), line.format("grow", 64),
+            line.format("random", 0), line.format("deferred", 64)])
+        # 16 + 64 pages of 4 KiB; the stale line was cleared at the start.
+        self.assertEqual(lines, ["ran", "ra_windows 2 320"])
+        self.assertEqual(enable, "0")
+
+    def test_no_trace_unless_asked(self):
+        lines, enable = self.traced("quiet iosched.ratrace=0", [])
+        self.assertEqual(lines, ["ran"])
+        self.assertEqual(enable, "0")
+
+    def test_mean_window_size(self):
+        metrics = collect.metrics_of("fileset-seqread",
+                                     "{}\nra_windows 2 320\n")
+        self.assertEqual(metrics["readahead_window_kib"], 160.0)
+        self.assertEqual(report.metric_unit("readahead_window_kib"), "KiB")
+        self.assertNotIn("readahead_window_kib", collect.metrics_of(
+            "fileset-seqread", "{}\nra_windows 0 0\n"))
+
     def test_mean_read_request_size(self):
         text = "{}\ndisk_reads 40 20480\n"
         metrics = collect.metrics_of("fileset-seqread", text)
