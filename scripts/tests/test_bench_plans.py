@@ -87,11 +87,17 @@ class Plans(unittest.TestCase):
 class Knobs(unittest.TestCase):
     def test_bad_numbers_fail_with_one_line(self):
         for knobs in ({'GUEST_MIB': '256 1024'}, {'GUEST_MIB': '0256'},
-                      {'REPS': 'x'}, {'SECS': '0'}):
+                      {'REPS': 'x'}, {'SECS': '0'}, {'RA_TRACE': 'yes'},
+                      {'RA_TRACE': '2'}):
             done = bench('validate_numbers', **knobs)
             self.assertNotEqual(done.returncode, 0, knobs)
             self.assertEqual(len(done.stderr.strip().splitlines()), 1,
                              done.stderr)
+
+    def test_tracing_is_asked_with_1(self):
+        for value in ('0', '1'):
+            done = bench('validate_numbers', RA_TRACE=value)
+            self.assertEqual(done.returncode, 0, done.stderr)
 
     def test_good_labels_pass(self):
         done = bench('check_tunable_settings "bfq@low_latency=0 '
