@@ -4,7 +4,11 @@
 # own 16 MiB file of the seeds/002 fileset (64 files, laid out one after
 # another), buffered so readahead decides the I/O. In a 256 MiB guest, 16
 # and 64 readers hold more readahead than memory does; fileset-squeeze
-# squeezes harder.
+# squeezes harder. A timed run stops its readers with their last windows
+# read but unused, more of them the larger the windows; with no runtime
+# (seed002-seq16k-once) each reader reads its file once to the end, so
+# that the bytes read per byte used count only readahead that was dropped
+# unused or read twice.
 . "$(dirname "$0")/lib.sh"
 case "$1" in
 prepare) "$(dirname "$0")/fileset-read.sh" prepare ;;

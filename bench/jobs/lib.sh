@@ -12,11 +12,15 @@
 # (log_avg_msec=0): "ms since the process started, latency, ...".
 COMPLETIONS=${COMPLETIONS:-/tmp/completions}
 
-# fio with the options every measured run shares.
+# fio with the options every measured run shares: for SECS seconds or,
+# where the cell gives no runtime (SECS "-"), until every job has done its
+# size once. A timed run ends with readahead read but not yet used, which
+# reading to the end of each file leaves out.
 fio_run()
 {
-	fio --output-format=json --time_based --runtime="$SECS" \
-		--group_reporting=0 "$@"
+	set -- --output-format=json --group_reporting=0 "$@"
+	[ "$SECS" = - ] || set -- --time_based --runtime="$SECS" "$@"
+	fio "$@"
 }
 
 # The scheduler's CPU cost: two jobs named $1 of 4 KiB random direct

@@ -839,6 +839,38 @@ class ReadaheadCounters(unittest.TestCase):
                          collect.metrics_of("fileset-seqread", text))
 
 
+class FioRun(unittest.TestCase):
+    """bench/jobs/lib.sh's fio_run (the guest's shell): timed, or once
+    through each job's size where the cell has no runtime."""
+
+    def fio_arguments(self, secs):
+        """The arguments fio_run gives fio, one per line, with SECS."""
+        with tempfile.TemporaryDirectory() as tmp:
+            fio = os.path.join(tmp, "fio")
+            with open(fio, "w", encoding="utf-8") as f:
+                f.write('#!/bin/sh\nprintf "%s\\n" "$@"\n')
+            os.chmod(fio, 0o755)
+            shell = shutil.which("busybox")  # the guest's sh
+            done = subprocess.run(
+                ([shell, "sh"] if shell else ["sh"]) +
+                ["-c", f". {JOBS_LIB} && fio_run --name=reader --bs=16k"],
+                env=dict(os.environ, SECS=secs,
+                         PATH=tmp + os.pathsep + os.environ["PATH"]),
+                capture_output=True, text=True, timeout=60, check=True)
+        return done.stdout.splitlines()
+
+    def test_timed(self):
+        self.assertEqual(self.fio_arguments("15"),
+                         ["--time_based", "--runtime=15",
+                          "--output-format=json", "--group_reporting=0",
+                          "--name=reader", "--bs=16k"])
+
+    def test_once_through_without_a_runtime(self):
+        self.assertEqual(self.fio_arguments("-"),
+                         ["--output-format=json", "--group_reporting=0",
+                          "--name=reader", "--bs=16k"])
+
+
 class CompletionGaps(unittest.TestCase):
     """bench/jobs/lib.sh's gaps (the guest's shell) and their collection."""
 
