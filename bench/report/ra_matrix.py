@@ -60,6 +60,14 @@ def window_name(check):
         "read_ahead_kb=", "")
 
 
+def amplification_text(row):
+    """ratio_text of the row's read_amplification, or where it is judged
+    for a timed cell of sequential readers."""
+    if row["cell"] in report.RA_TIMED_STREAMS:
+        return f"in {report.RA_TIMED_STREAMS[row['cell']]}"
+    return ratio_text(row["amplification"])
+
+
 def row_verdict(checks):
     """As report.py judges a target; a check the row lacks is n/a."""
     return report.overall_verdict(
@@ -79,13 +87,16 @@ def matrix_rows(summaries):
             for check in target["checks"]:
                 by_threads.setdefault(check["threads"], {})[
                     check["metric"]] = check
+            judged = [metric for metric, _, _ in
+                      report.every_cell_conditions(target["cell"])]
             for threads, checks in by_threads.items():
-                kbps, amp = checks.get(KBPS), checks.get(AMPLIFICATION)
                 rows.append({
                     "cell": target["cell"], "profile": target["profile"],
                     "memory": memory, "threads": threads,
-                    "kbps": kbps, "amplification": amp,
-                    "verdict": row_verdict([kbps, amp]),
+                    "kbps": checks.get(KBPS),
+                    "amplification": checks.get(AMPLIFICATION),
+                    "verdict": row_verdict([checks.get(metric)
+                                            for metric in judged]),
                     "run": summary["run"]["run"]})
     return rows
 
@@ -117,7 +128,7 @@ def markdown(rows, other_lines):
             f"| {row['cell']} | {row['profile']} | {row['memory']} | "
             f"{report.format_threads(row['threads'])} | "
             f"{ratio_text(row['kbps'])} | {window_name(row['kbps'])} | "
-            f"{ratio_text(row['amplification'])} | {row['verdict']} | "
+            f"{amplification_text(row)} | {row['verdict']} | "
             f"{row['run']} |")
     counts = {}
     for row in rows:

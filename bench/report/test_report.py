@@ -377,10 +377,10 @@ class ReadaheadTargets(unittest.TestCase):
                  "mq-deadline-rastock": (60000, 1.00),
                  fixed: (99000, 1.20)}
         records = list(target_records(
-            "seed002-seq16k", 1,
+            "seed002-seq16k-once", 16,
             {name: {"reader_kbps": kbps, "read_amplification": amp}
              for name, (kbps, amp) in means.items()}))
-        checks = [c for c in targets_of(records)[("R12", "hdd")]["checks"]
+        checks = [c for c in targets_of(records)[("R17", "hdd")]["checks"]
                   if c["metric"] == "read_amplification"]
         self.assertEqual(len(checks), 1)
         self.assertEqual(checks[0]["against"], report.RA_FASTEST_WINDOW)
@@ -408,6 +408,28 @@ class ReadaheadTargets(unittest.TestCase):
         self.assertEqual(kbps["reference"], fixed)
         self.assertAlmostEqual(kbps["ratio"], 0.9)
         self.assertEqual(every["seed002-partial"]["verdict"], "missed")
+
+    def test_timed_streams_read_amplification_judged_reading_once(self):
+        fixed = "mq-deadline-rastock@read_ahead_kb=512"
+        means = {"mq-deadline": (100000, 1.20), fixed: (95000, 1.09),
+                 "mq-deadline-rastock": (50000, 1.05)}
+        records = [record for cell in ("seed002-seq16k",
+                                       "seed002-seq16k-once")
+                   for record in target_records(
+                       cell, 64, {name: {"reader_kbps": kbps,
+                                         "read_amplification": amp}
+                                  for name, (kbps, amp) in means.items()})]
+        results = report.evaluate_targets(report.aggregate(records,
+                                                           "mq-deadline"))
+        judged = {(r["target"], r["cell"]): sorted({c["metric"]
+                                                    for c in r["checks"]})
+                  for r in results if r["checks"]}
+        self.assertEqual(judged[("R31", "seed002-seq16k")], ["reader_kbps"])
+        self.assertEqual(judged[("R11", "seed002-seq16k")], ["reader_kbps"])
+        self.assertEqual(judged[("R31", "seed002-seq16k-once")],
+                         ["read_amplification", "reader_kbps"])
+        self.assertEqual(judged[("R17", "seed002-seq16k-once")],
+                         ["read_amplification", "reader_kbps"])
 
     def test_every_cell_not_judged_without_the_stock_label(self):
         fixed = "mq-deadline-rastock@read_ahead_kb=512"
