@@ -171,8 +171,8 @@ static inline unsigned long ra_window_auto_max(unsigned long io_pages,
  * @auto_pages: how far the device's windows grow on their own, in pages
  *	       (ra_window_auto_max())
  * @avail_pages: the memory available for the page cache, in pages
- * @crowded: whether many streams compete (a congested queue, or one that
- *	     cannot tell)
+ * @crowded: whether to take the smaller share, for many streams (the
+ *	     queue is congested, cannot tell, or was not asked)
  */
 static inline unsigned long ra_window_max(unsigned long ra_pages,
 					  unsigned long auto_pages,
