@@ -544,6 +544,8 @@ RA_TARGETS = (
     ("R13", "seed002-cached", "hdd", None,
      (("reader_sys_per_gib_ms", 1.0, RA_BEST_WINDOW),)),
     ("R14", "seed002-squeeze", "hdd", None,
+     (("reader_kbps", 1.0, RA_BEST_WINDOW),)),
+    ("R19", "seed002-squeeze-once", "hdd", None,
      (("reader_kbps", 1.0, RA_BEST_WINDOW), RA_AMPLIFICATION)),
 )
 
@@ -555,10 +557,11 @@ RA_EVERY_CELL = "R31"
 RA_EVERY_CELL_CONDITIONS = (("reader_kbps", 0.98, RA_BEST_WINDOW),
                             RA_AMPLIFICATION)
 # The timed cells of sequential readers, each with the cell whose readers
-# read the same files once to the end (R17, R18): there, not in the timed
-# cell, its read_amplification is judged.
+# read the same files once to the end (R17, R18, R19): there, not in the
+# timed cell, its read_amplification is judged.
 RA_TIMED_STREAMS = {"seed002-seq16k": "seed002-seq16k-once",
-                    "seed002-seq16k-xfs": "seed002-seq16k-xfs-once"}
+                    "seed002-seq16k-xfs": "seed002-seq16k-xfs-once",
+                    "seed002-squeeze": "seed002-squeeze-once"}
 
 # Each set of targets: its candidate, the label a run needs for the set
 # to be judged, and the targets.

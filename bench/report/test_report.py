@@ -431,6 +431,26 @@ class ReadaheadTargets(unittest.TestCase):
         self.assertEqual(judged[("R17", "seed002-seq16k-once")],
                          ["read_amplification", "reader_kbps"])
 
+    def test_squeeze_read_amplification_judged_reading_once(self):
+        fixed = "mq-deadline-rastock@read_ahead_kb=512"
+        means = {"mq-deadline": (30000, 1.30), fixed: (20000, 1.20),
+                 "mq-deadline-rastock": (15000, 1.05)}
+        records = [record for cell in ("seed002-squeeze",
+                                       "seed002-squeeze-once")
+                   for record in target_records(
+                       cell, 64, {name: {"reader_kbps": kbps,
+                                         "read_amplification": amp}
+                                  for name, (kbps, amp) in means.items()})]
+        results = report.evaluate_targets(report.aggregate(records,
+                                                           "mq-deadline"))
+        judged = {(r["target"], r["cell"]): sorted({c["metric"]
+                                                    for c in r["checks"]})
+                  for r in results if r["checks"]}
+        self.assertEqual(judged[("R14", "seed002-squeeze")], ["reader_kbps"])
+        self.assertEqual(judged[("R31", "seed002-squeeze")], ["reader_kbps"])
+        self.assertEqual(judged[("R19", "seed002-squeeze-once")],
+                         ["read_amplification", "reader_kbps"])
+
     def test_every_cell_not_judged_without_the_stock_label(self):
         fixed = "mq-deadline-rastock@read_ahead_kb=512"
         records = list(target_records(
