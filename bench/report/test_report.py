@@ -409,21 +409,26 @@ class ReadaheadTargets(unittest.TestCase):
         self.assertAlmostEqual(kbps["ratio"], 0.9)
         self.assertEqual(every["seed002-partial"]["verdict"], "missed")
 
-    def test_timed_streams_read_amplification_judged_reading_once(self):
+    @staticmethod
+    def metrics_judged(cells):
+        """{(target, cell): the metrics it judged} for a run of @cells at
+        64 threads, each label the same in every cell."""
         fixed = "mq-deadline-rastock@read_ahead_kb=512"
         means = {"mq-deadline": (100000, 1.20), fixed: (95000, 1.09),
                  "mq-deadline-rastock": (50000, 1.05)}
-        records = [record for cell in ("seed002-seq16k",
-                                       "seed002-seq16k-once")
+        records = [record for cell in cells
                    for record in target_records(
                        cell, 64, {name: {"reader_kbps": kbps,
                                          "read_amplification": amp}
                                   for name, (kbps, amp) in means.items()})]
         results = report.evaluate_targets(report.aggregate(records,
                                                            "mq-deadline"))
-        judged = {(r["target"], r["cell"]): sorted({c["metric"]
-                                                    for c in r["checks"]})
-                  for r in results if r["checks"]}
+        return {(r["target"], r["cell"]): sorted({c["metric"]
+                                                  for c in r["checks"]})
+                for r in results if r["checks"]}
+
+    def test_timed_streams_read_amplification_judged_reading_once(self):
+        judged = self.metrics_judged(("seed002-seq16k", "seed002-seq16k-once"))
         self.assertEqual(judged[("R31", "seed002-seq16k")], ["reader_kbps"])
         self.assertEqual(judged[("R11", "seed002-seq16k")], ["reader_kbps"])
         self.assertEqual(judged[("R31", "seed002-seq16k-once")],
@@ -432,20 +437,8 @@ class ReadaheadTargets(unittest.TestCase):
                          ["read_amplification", "reader_kbps"])
 
     def test_squeeze_read_amplification_judged_reading_once(self):
-        fixed = "mq-deadline-rastock@read_ahead_kb=512"
-        means = {"mq-deadline": (30000, 1.30), fixed: (20000, 1.20),
-                 "mq-deadline-rastock": (15000, 1.05)}
-        records = [record for cell in ("seed002-squeeze",
-                                       "seed002-squeeze-once")
-                   for record in target_records(
-                       cell, 64, {name: {"reader_kbps": kbps,
-                                         "read_amplification": amp}
-                                  for name, (kbps, amp) in means.items()})]
-        results = report.evaluate_targets(report.aggregate(records,
-                                                           "mq-deadline"))
-        judged = {(r["target"], r["cell"]): sorted({c["metric"]
-                                                    for c in r["checks"]})
-                  for r in results if r["checks"]}
+        judged = self.metrics_judged(("seed002-squeeze",
+                                      "seed002-squeeze-once"))
         self.assertEqual(judged[("R14", "seed002-squeeze")], ["reader_kbps"])
         self.assertEqual(judged[("R31", "seed002-squeeze")], ["reader_kbps"])
         self.assertEqual(judged[("R19", "seed002-squeeze-once")],
