@@ -3,10 +3,11 @@
 # Issue 5 (readahead) under a memory squeeze: the fileset-seqread readers
 # inside a memory cgroup (a 128 MiB guest cannot unpack the initramfs), so
 # that their readahead competes for less memory than the guest has. The
-# group holds 48 MiB for the readers' page cache and 16 MiB for fio: its
-# 64 processes share 12 MiB of System V shared memory for their state,
-# charged to the group too, and at 48 MiB in all the group's OOM killer
-# took fio in 2 of 12 timed runs and in all 12 read to the end.
+# limit is sized as 48 MiB for the readers' page cache plus 16 MiB for
+# fio, whose 64 processes share 12 MiB of System V shared memory for their
+# state, charged to the group too (nothing enforces the split): at 48 MiB
+# in all, the group's OOM killer took fio in 2 of 12 timed runs and in
+# all 12 read to the end.
 . "$(dirname "$0")/lib.sh"
 CG=/tmp/cgroup
 LIMIT=64M
