@@ -124,6 +124,18 @@ def readahead_window_size(text):
     return {"readahead_window_kib": int(m.group(2)) / int(m.group(1))}
 
 
+def grown_window_sizes(text):
+    """Median and largest KiB of the windows a reader's mark grew, from the
+    job's "ra_grown N MEDIAN_KIB MAX_KIB" line (make bench RA_TRACE=1):
+    a stream's windows settle at the largest it is given, so these show
+    the limit that applied; {} without one."""
+    m = re.search(r"^ra_grown [1-9][0-9]* ([0-9]+) ([0-9]+)$", text, re.M)
+    if not m:
+        return {}
+    return {"readahead_grown_median_kib": float(m.group(1)),
+            "readahead_grown_max_kib": float(m.group(2))}
+
+
 def read_amplification(text, fio):
     """Bytes the device read per byte the readers read, from the job's
     "disk_reads REQUESTS SECTORS" line and fio's read io_bytes: above 1,
@@ -199,6 +211,7 @@ def metrics_of(job, text):
     metrics.update(vmstat_deltas(text))
     metrics.update(disk_read_size(text))
     metrics.update(readahead_window_size(text))
+    metrics.update(grown_window_sizes(text))
     metrics.update(read_amplification(text, fio))
     return metrics
 

@@ -55,18 +55,32 @@ ra_trace_start()
 		echo 1 >"$TRACEFS/$RA_EVENT" && echo 1 >"$TRACEFS/tracing_on"
 }
 
+# The size= field, in pages, of each traced window whose decision is
+# matched by the extended regular expression $1.
+ra_trace_sizes()
+{
+	awk -v decision="$1" '/ readahead_window: / && $0 ~ " " decision " start=" {
+		for (i = 1; i <= NF; i++)
+			if (sub(/^size=/, "", $i)) print $i
+	}' "$TRACEFS/trace"
+}
+
 # "ra_windows N KIB": the windows traced and their KiB in all, leaving out
-# the decisions that size none (a random read, a deferral). Where more
-# were issued than the trace buffer holds, these are the last ones.
+# the decisions that size none (a random read, a deferral); "ra_grown N
+# MEDIAN_KIB MAX_KIB": of the windows a reader's mark grew, which settle
+# at the largest a stream is given, how many, the median and the largest.
+# Where more were issued than the trace buffer holds, these are the last
+# ones.
 ra_trace_windows()
 {
 	echo 0 >"$TRACEFS/$RA_EVENT"
-	awk -v kib="$PAGE_KIB" '/ readahead_window: / &&
-		!/ (random|deferred) start=/ {
-			for (i = 1; i <= NF; i++)
-				if (sub(/^size=/, "", $i)) { n++; pages += $i }
-		}
-		END { print "ra_windows", n + 0, pages * kib }' "$TRACEFS/trace"
+	ra_trace_sizes '(initial|history|grow|interleaved|thrash)' |
+		awk -v kib="$PAGE_KIB" '{ n++; pages += $1 }
+			END { print "ra_windows", n + 0, pages * kib }'
+	ra_trace_sizes grow | sort -n |
+		awk -v kib="$PAGE_KIB" '{ size[++n] = $1 }
+			END { if (n) print "ra_grown", n,
+				size[int((n + 1) / 2)] * kib, size[n] * kib }'
 }
 
 # Run "$@", then print "vmstat NAME DELTA" for each readahead counter of

@@ -800,8 +800,30 @@ class ReadaheadCounters(unittest.TestCase):
             line.format("initial", 16), line.format("grow", 64),
             line.format("random", 0), line.format("deferred", 64)])
         # 16 + 64 pages of 4 KiB; the stale line was cleared at the start.
-        self.assertEqual(lines, ["ran", "ra_windows 2 320"])
+        self.assertEqual(lines, ["ran", "ra_windows 2 320",
+                                 "ra_grown 1 256 256"])
         self.assertEqual(enable, "0")
+
+    def test_traced_grown_windows_median_and_largest(self):
+        line = ("fio-1 [000] ..... 1.0: readahead_window: dev=8:0 ino=12 "
+                "index=4 req=4 {} start=8 size={} async_size=4 ra_pages=32")
+        lines, _ = self.traced("iosched.ratrace=1", [
+            line.format("grow", 512), line.format("grow", 64),
+            line.format("thrash", 2048), line.format("grow", 1024),
+            line.format("grow", 256)])
+        # Grown: 64, 256, 512 and 1024 pages; the thrash window is not one.
+        self.assertEqual(lines, ["ran", "ra_windows 5 15616",
+                                 "ra_grown 4 1024 4096"])
+
+    def test_grown_window_sizes(self):
+        metrics = collect.metrics_of("fileset-seqread",
+                                     "{}\nra_grown 4 1024 4096\n")
+        self.assertEqual(metrics["readahead_grown_median_kib"], 1024.0)
+        self.assertEqual(metrics["readahead_grown_max_kib"], 4096.0)
+        self.assertEqual(report.metric_unit("readahead_grown_max_kib"),
+                         "KiB")
+        self.assertNotIn("readahead_grown_max_kib", collect.metrics_of(
+            "fileset-seqread", "{}\nra_windows 0 0\n"))
 
     def test_no_trace_unless_asked(self):
         lines, enable = self.traced("quiet iosched.ratrace=0", [])
