@@ -587,30 +587,62 @@ struct ra_windows {
 };
 
 /*
- * The inode number of disk @fd's page cache in the readahead_window trace:
- * a block device inode's is its kernel dev_t (major << 20 | minor).
+ * A page cache as the readahead_window trace names it: the device of the
+ * inode's superblock (dev=MAJOR:MINOR) and the inode number.
  */
-static unsigned long disk_ino(struct __test_metadata *_metadata, int fd)
+struct ra_traced {
+	unsigned int major;
+	int minor;		/* -1: any */
+	unsigned long ino;
+};
+
+/*
+ * Disk @fd's page cache: a block device inode's number is its kernel dev_t
+ * (major << 20 | minor), on the bdev pseudo-filesystem, whose anonymous
+ * device (major 0) no filesystem on a disk has; its minor is not known.
+ */
+static struct ra_traced disk_traced(struct __test_metadata *_metadata,
+				    int fd)
 {
 	struct stat st;
 
 	ASSERT_EQ(0, fstat(fd, &st));
-	return (unsigned long)major(st.st_rdev) << 20 | minor(st.st_rdev);
+	return (struct ra_traced){
+		.major = 0, .minor = -1,
+		.ino = (unsigned long)major(st.st_rdev) << 20 |
+		       minor(st.st_rdev),
+	};
+}
+
+/* The page cache of the file that @st describes. */
+static struct ra_traced file_traced(const struct stat *st)
+{
+	return (struct ra_traced){ .major = major(st->st_dev),
+				   .minor = minor(st->st_dev),
+				   .ino = st->st_ino };
+}
+
+/* Whether a trace line's dev=@dev_major:@dev_minor ino=@ino is @t's. */
+static bool ra_traced_is(const struct ra_traced *t, unsigned int dev_major,
+			 unsigned int dev_minor, unsigned long ino)
+{
+	return dev_major == t->major && ino == t->ino &&
+	       (t->minor < 0 || dev_minor == (unsigned int)t->minor);
 }
 
 /*
  * Check every traced window that a read of pages [@first, @end) of the
- * disk whose inode is @ino triggered (the test's; other readers in the
+ * page cache @traced triggered (the test's; other readers in the
  * guest are not): at most @max_pages and, for a stream of its own
  * (@own_stream), with no more pages ahead of the reader (async_size) than
  * it has.  What it saw goes in @seen.
  */
 static void ra_trace_check(struct __test_metadata *_metadata,
-			   unsigned long ino, unsigned long first,
+			   struct ra_traced traced, unsigned long first,
 			   unsigned long end, unsigned long max_pages,
 			   bool own_stream, struct ra_windows *seen)
 {
-	unsigned int size, async_size, ra_pages;
+	unsigned int size, async_size, ra_pages, dev_major, dev_minor;
 	unsigned long req, start, index, traced_ino;
 	char line[512], decision[16];
 	const char *w;
@@ -622,9 +654,11 @@ static void ra_trace_check(struct __test_metadata *_metadata,
 		return;
 	}
 	while (fgets(line, sizeof(line), f)) {
-		if (!strstr(line, " readahead_window: "))
+		w = strstr(line, " readahead_window: dev=");
+		if (!w || sscanf(w, " readahead_window: dev=%u:%u", &dev_major,
+				 &dev_minor) != 2)
 			continue;
-		w = strstr(line, " ino=");
+		w = strstr(w, " ino=");
 		if (!w || sscanf(w, " ino=%lu index=%lu req=%lu %15s start=%lu size=%u",
 				 &traced_ino, &index, &req, decision, &start,
 				 &size) != 6)
@@ -633,7 +667,8 @@ static void ra_trace_check(struct __test_metadata *_metadata,
 		if (!w || sscanf(w, " async_size=%u ra_pages=%u", &async_size,
 				 &ra_pages) != 2)
 			continue;
-		if (traced_ino != ino || index < first || index >= end)
+		if (!ra_traced_is(&traced, dev_major, dev_minor, traced_ino) ||
+		    index < first || index >= end)
 			continue;
 		seen->nr++;
 		seen->thrashed += !strcmp(decision, "thrash");
@@ -742,7 +777,7 @@ TEST_F_TIMEOUT(ra, windows_stay_within_the_maximum, SLOW_TEST_TIMEOUT_S)
 	free(buf);
 	ASSERT_EQ(0, ra_cgroup_leave(&self->cg));
 	ra_trace_stop();
-	ra_trace_check(_metadata, disk_ino(_metadata, self->fd),
+	ra_trace_check(_metadata, disk_traced(_metadata, self->fd),
 		       base / self->page,
 		       (base + 2 * READ_SIZE + BIG_READ) / self->page,
 		       max_pages, true, &seen);
@@ -756,7 +791,7 @@ TEST_F_TIMEOUT(ra, windows_stay_within_the_maximum, SLOW_TEST_TIMEOUT_S)
 	run_seq_readers(_metadata, NULL, self->fd, base + BIG_READ,
 			SHARED_READERS);
 	ra_trace_stop();
-	ra_trace_check(_metadata, disk_ino(_metadata, self->fd),
+	ra_trace_check(_metadata, disk_traced(_metadata, self->fd),
 		       (base + BIG_READ) / self->page,
 		       (base + BIG_READ + (off_t)SHARED_READERS *
 			(THRASH_MIB << 20)) / self->page,
@@ -828,7 +863,7 @@ TEST_F_TIMEOUT(ra, written_read_ahead_kb_is_the_maximum, SLOW_TEST_TIMEOUT_S)
 	start_clean(_metadata, self->fd, "adaptive");
 	run_seq_readers(_metadata, NULL, self->fd, base, 1);
 	ra_trace_stop();
-	ra_trace_check(_metadata, disk_ino(_metadata, self->fd),
+	ra_trace_check(_metadata, disk_traced(_metadata, self->fd),
 		       base / self->page,
 		       (base + (THRASH_MIB << 20)) / self->page, max_pages,
 		       true, &seen);
@@ -867,7 +902,7 @@ struct fresh_disk {
 	bool made;
 	int fd;
 	long page;
-	unsigned long ino;
+	struct ra_traced traced;
 	unsigned long ra_pages;
 	unsigned long io_pages;
 	unsigned long max_pages;
@@ -972,7 +1007,7 @@ static void make_fresh_disk(struct __test_metadata *_metadata,
 		       strerror(errno));
 	d->fd = open("/dev/" FRESH_DISK, O_RDONLY);
 	ASSERT_LE(0, d->fd);
-	d->ino = disk_ino(_metadata, d->fd);
+	d->traced = disk_traced(_metadata, d->fd);
 	made_disk_sizes(_metadata, FRESH_DISK, d->page, &d->ra_pages,
 			&d->io_pages);
 	ASSERT_EQ((unsigned long)(atol(FRESH_MAX_SECTORS) * 512 / d->page),
@@ -1024,7 +1059,7 @@ static int read_fresh_disk(struct __test_metadata *_metadata,
 		return -1;
 	run_seq_readers(_metadata, NULL, d->fd, 0, 1);
 	ra_trace_stop();
-	ra_trace_check(_metadata, d->ino, 0, (THRASH_MIB << 20) / d->page,
+	ra_trace_check(_metadata, d->traced, 0, (THRASH_MIB << 20) / d->page,
 		       d->max_pages, true, seen);
 	TH_LOG("%d windows traced, the largest %u pages", seen->nr,
 	       seen->largest);
@@ -1246,7 +1281,7 @@ static void make_fresh_dm(struct __test_metadata *_metadata,
 	snprintf(path, sizeof(path), "/dev/%s", name);
 	dm->fd = open(path, O_RDONLY);
 	ASSERT_LE(0, dm->fd) TH_LOG("cannot open %s: %s", path, strerror(errno));
-	dm->ino = disk_ino(_metadata, dm->fd);
+	dm->traced = disk_traced(_metadata, dm->fd);
 	made_disk_sizes(_metadata, name, dm->page, &dm->ra_pages,
 			&dm->io_pages);
 	dm->max_pages = dm->io_pages;
@@ -1366,7 +1401,7 @@ TEST_F_TIMEOUT(fresh, sequential_mmap_reader_grows_past_read_ahead_kb,
 	touch_pages(map, 0, len, self->disk.page);
 	munmap(map, len);
 	ra_trace_stop();
-	ra_trace_check(_metadata, self->disk.ino, 0, len / self->disk.page,
+	ra_trace_check(_metadata, self->disk.traced, 0, len / self->disk.page,
 		       self->disk.max_pages, true, &seen);
 	TH_LOG("%d windows traced, the largest %u pages (read_ahead_kb %lu)",
 	       seen.nr, seen.largest, self->disk.ra_pages);
@@ -1438,7 +1473,7 @@ TEST_F_TIMEOUT(fresh, large_reads_keep_their_windows, SLOW_TEST_TIMEOUT_S)
 				SKIP(return, NO_TRACE);
 			read_in_chunks(_metadata, self->disk.fd, 0, len, chunk);
 			ra_trace_stop();
-			ra_trace_check(_metadata, self->disk.ino, 0,
+			ra_trace_check(_metadata, self->disk.traced, 0,
 				       len / self->disk.page,
 				       self->disk.io_pages, true, &seen[a]);
 			TH_LOG("%s: %d windows of %u to %u pages, reads of %zu KiB",
@@ -1476,9 +1511,9 @@ TEST_F_TIMEOUT(fresh, grown_windows_shrink_when_read_ahead_kb_is_written,
 	run_seq_readers(_metadata, NULL, self->disk.fd,
 			(off_t)second * self->disk.page, 1);
 	ra_trace_stop();
-	ra_trace_check(_metadata, self->disk.ino, 0, second,
+	ra_trace_check(_metadata, self->disk.traced, 0, second,
 		       self->disk.io_pages, true, &grown);
-	ra_trace_check(_metadata, self->disk.ino,
+	ra_trace_check(_metadata, self->disk.traced,
 		       second + self->disk.io_pages, 2 * second,
 		       self->disk.ra_pages, true, &after);
 	TH_LOG("before the write: %d windows of up to %u pages; after: %d of up to %u",
@@ -1690,7 +1725,7 @@ TEST_F_TIMEOUT(fsfile, file_windows_grow_within_the_maximum,
 		SKIP(return, NO_TRACE);
 	read_fs_file(_metadata, self->file.path);
 	ra_trace_stop();
-	ra_trace_check(_metadata, st.st_ino, 0,
+	ra_trace_check(_metadata, file_traced(&st), 0,
 		       ((off_t)FS_FILE_MIB << 20) / self->file.page,
 		       self->file.io_pages, true, &seen);
 	TH_LOG("%s: %d windows traced, the largest %u pages", variant->fs,
@@ -1704,14 +1739,15 @@ TEST_F_TIMEOUT(fsfile, file_windows_grow_within_the_maximum,
 
 /*
  * Trace the windows of @algorithm's reader faulting through the whole file
- * @f (of inode @ino) in a mapping with MADV_HUGEPAGE, from an empty page
+ * @f (page cache @traced) in a mapping with MADV_HUGEPAGE, from an empty page
  * cache, into @seen.  The first fault, at the file's first page, reads two
  * PMDs in do_sync_mmap_readahead(), untraced; the windows traced are those
  * after it.  Returns -1 if the mapping takes no MADV_HUGEPAGE or nothing
  * can be traced.
  */
 static int trace_huge_page_mapping(struct __test_metadata *_metadata,
-				   const struct fs_file *f, unsigned long ino,
+				   const struct fs_file *f,
+				   struct ra_traced traced,
 				   const char *algorithm,
 				   struct ra_windows *seen)
 {
@@ -1734,7 +1770,7 @@ static int trace_huge_page_mapping(struct __test_metadata *_metadata,
 	if (ret)
 		return -1;
 	/* Windows of two PMDs are past the largest request: no bound. */
-	ra_trace_check(_metadata, ino, 0, len / f->page, len / f->page, false,
+	ra_trace_check(_metadata, traced, 0, len / f->page, len / f->page, false,
 		       seen);
 	TH_LOG("%s: %d windows traced, the smallest %u pages, the largest %u",
 	       algorithm, seen->nr, seen->smallest, seen->largest);
@@ -1758,7 +1794,8 @@ TEST_F_TIMEOUT(fsfile, huge_page_mapping_keeps_its_windows,
 	make_fs_file(_metadata, &self->file, variant->fs, variant->mkfs);
 	ASSERT_EQ(0, stat(self->file.path, &st));
 	for (a = 0; a < ARRAY_SIZE(algorithms); a++) {
-		if (trace_huge_page_mapping(_metadata, &self->file, st.st_ino,
+		if (trace_huge_page_mapping(_metadata, &self->file,
+					    file_traced(&st),
 					    algorithms[a], &seen[a]))
 			SKIP(return, "no MADV_HUGEPAGE, or %s", NO_TRACE);
 	}
@@ -2227,7 +2264,7 @@ static int deferred_windows_of_reader(struct __test_metadata *_metadata,
 	}
 	ra_trace_stop();
 	ASSERT_EQ(0, pin_to_cpu(-1));
-	ra_trace_check(_metadata, disk_ino(_metadata, fd), 0,
+	ra_trace_check(_metadata, disk_traced(_metadata, fd), 0,
 		       ((unsigned long)BUSY_READ_MIB << 20) / page,
 		       device_max_pages(_metadata, disk, page), true, &seen);
 	ASSERT_LT(0, seen.nr) TH_LOG("no window of %s traced", disk);
