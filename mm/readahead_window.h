@@ -253,8 +253,10 @@ static inline unsigned long ra_window_after_thrash(unsigned long start,
 						   unsigned long index,
 						   unsigned long req)
 {
-	unsigned long from = index >= start ? start : start - min(start, size / 2);
+	unsigned long from = start;
 
+	if (index < start)
+		from = start - min(start, size / 2);
 	return max(index >= from ? index - from : 0, req);
 }
 
