@@ -928,6 +928,63 @@ class FioRun(unittest.TestCase):
                           "--name=reader", "--bs=16k"])
 
 
+class SeqreadJobs(unittest.TestCase):
+    """bench/jobs/fileset-seqread.sh's readers: one file each when timed,
+    the whole fileset shared out when read once."""
+
+    def run_job(self, threads, secs):
+        """The job's exit status, stderr and the arguments it gave fio."""
+        with tempfile.TemporaryDirectory() as tmp:
+            fio = os.path.join(tmp, "fio")
+            with open(fio, "w", encoding="utf-8") as f:
+                f.write('#!/bin/sh\nprintf "%s\\n" "$@"\n')
+            os.chmod(fio, 0o755)
+            none = os.path.join(tmp, "none")
+            shell = shutil.which("busybox")  # the guest's sh
+            done = subprocess.run(
+                ([shell, "sh"] if shell else ["sh"]) +
+                [os.path.join(BENCH, "jobs", "fileset-seqread.sh"), "run"],
+                env=dict(os.environ, SECS=secs, THREADS=str(threads),
+                         DIR="/fileset", BS="16k", VMSTAT=none,
+                         DISKSTAT=none, CMDLINE=none,
+                         PATH=tmp + os.pathsep + os.environ["PATH"]),
+                capture_output=True, text=True, timeout=60, check=False)
+        args = [a for a in done.stdout.splitlines() if a.startswith("--")]
+        return done.returncode, done.stderr, args
+
+    def test_timed_readers_read_a_file_each(self):
+        status, _, args = self.run_job(16, "15")
+        self.assertEqual(status, 0)
+        self.assertEqual(args.count("--name=reader"), 1)
+        self.assertIn("--numjobs=16", args)
+        self.assertIn("--filename_format=f$jobnum", args)
+
+    def test_once_readers_share_out_the_fileset(self):
+        status, _, args = self.run_job(16, "-")
+        self.assertEqual(status, 0)
+        files = [a.split("=", 1)[1].split(":") for a in args
+                 if a.startswith("--filename=")]
+        self.assertEqual(args.count("--name=reader"), 16)
+        self.assertEqual(files[0], ["f0", "f16", "f32", "f48"])
+        self.assertEqual(files[15], ["f15", "f31", "f47", "f63"])
+        self.assertEqual(sorted(f for fs in files for f in fs),
+                         sorted(f"f{i}" for i in range(64)))
+        self.assertEqual(args.count("--file_service_type=sequential"), 16)
+        # Options before the first job are every job's.
+        self.assertLess(args.index("--rw=read"), args.index("--name=reader"))
+
+    def test_once_readers_one_file_each_at_64(self):
+        _, _, args = self.run_job(64, "-")
+        self.assertIn("--filename=f63", args)
+        self.assertEqual(args.count("--name=reader"), 64)
+
+    def test_uneven_share_refused(self):
+        status, err, args = self.run_job(12, "-")
+        self.assertNotEqual(status, 0)
+        self.assertIn("12 readers cannot share 64 files evenly", err)
+        self.assertEqual(args, [])
+
+
 class CompletionGaps(unittest.TestCase):
     """bench/jobs/lib.sh's gaps (the guest's shell) and their collection."""
 
