@@ -139,6 +139,8 @@ static void ra_window_shrinks_on_thrash(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 4UL, ra_window_after_thrash(1000, 64, 1000, 4));
 	KUNIT_EXPECT_EQ(test, 4UL, ra_window_after_thrash(1000, 64, 950, 4));
 	KUNIT_EXPECT_EQ(test, 1UL, ra_window_after_thrash(0, 64, 0, 1));
+	/* A window near the file's start: the one before it starts at 0. */
+	KUNIT_EXPECT_EQ(test, 10UL, ra_window_after_thrash(20, 64, 10, 4));
 
 	for (index = 936; index < 1064; index++) {
 		unsigned long size = ra_window_after_thrash(1000, 64, index, 4);
