@@ -598,8 +598,10 @@ struct ra_traced {
 
 /*
  * Disk @fd's page cache: a block device inode's number is its kernel dev_t
- * (major << 20 | minor), on the bdev pseudo-filesystem, whose anonymous
- * device (major 0) no filesystem on a disk has; its minor is not known.
+ * (major << 20 | minor), on the bdev pseudo-filesystem, whose device is
+ * anonymous (major 0; ext4 and XFS have their disk's, btrfs, NFS and FUSE
+ * anonymous ones too).  Its minor is not known: ra_trace_check() takes the
+ * first that matches, and then only that one.
  */
 static struct ra_traced disk_traced(struct __test_metadata *_metadata,
 				    int fd)
@@ -614,7 +616,10 @@ static struct ra_traced disk_traced(struct __test_metadata *_metadata,
 	};
 }
 
-/* The page cache of the file that @st describes. */
+/*
+ * The page cache of the file that @st describes, on a filesystem whose
+ * st_dev is its superblock's (not btrfs, which reports a subvolume's).
+ */
 static struct ra_traced file_traced(const struct stat *st)
 {
 	return (struct ra_traced){ .major = major(st->st_dev),
@@ -670,6 +675,7 @@ static void ra_trace_check(struct __test_metadata *_metadata,
 		if (!ra_traced_is(&traced, dev_major, dev_minor, traced_ino) ||
 		    index < first || index >= end)
 			continue;
+		traced.minor = dev_minor;
 		seen->nr++;
 		seen->thrashed += !strcmp(decision, "thrash");
 		seen->deferred += !strcmp(decision, "deferred");
@@ -1770,8 +1776,8 @@ static int trace_huge_page_mapping(struct __test_metadata *_metadata,
 	if (ret)
 		return -1;
 	/* Windows of two PMDs are past the largest request: no bound. */
-	ra_trace_check(_metadata, traced, 0, len / f->page, len / f->page, false,
-		       seen);
+	ra_trace_check(_metadata, traced, 0, len / f->page, len / f->page,
+		       false, seen);
 	TH_LOG("%s: %d windows traced, the smallest %u pages, the largest %u",
 	       algorithm, seen->nr, seen->smallest, seen->largest);
 	return seen->nr < 0 ? -1 : 0;
