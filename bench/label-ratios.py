@@ -6,7 +6,9 @@ Reads a make bench run's results.jsonl and prints, for each cell, profile
 and thread count, each label's mean of each named metric over its
 repetitions as a ratio to the baseline label's, with the 95 % interval of
 report.py (log scale, Welch's t): the figures a note quotes for "x
-mq-deadline in the same run".  Failed measurements are left out.
+mq-deadline in the same run".  Failed measurements are left out.  A make
+ab run (build/ab/runs/<time>) holds two kernels' figures: --side A or B
+takes one kernel's.
 """
 import argparse
 import os
@@ -63,14 +65,23 @@ def lines(records, baseline, labels, metrics):
                f"{base['mean']:.1f}; " + "; ".join(ratios))
 
 
+def of_side(records, side):
+    """The records of make ab side @side (all of them for None)."""
+    if side is None:
+        return records
+    return [r for r in records if r.get("ab") == side]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("run", help="build/bench/<run>")
     parser.add_argument("baseline", help="the label the others divide by")
     parser.add_argument("labels", help="comma-separated labels")
     parser.add_argument("metrics", help="comma-separated metrics")
+    parser.add_argument("--side", choices=("A", "B"),
+                        help="of a make ab run, only this kernel's figures")
     args = parser.parse_args()
-    records = results.read_run(args.run, "label-ratios")
+    records = of_side(results.read_run(args.run, "label-ratios"), args.side)
     out = list(lines(records, args.baseline, args.labels.split(","),
                      args.metrics.split(",")))
     if not out:

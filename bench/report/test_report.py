@@ -1135,6 +1135,14 @@ class LabelRatios(unittest.TestCase):
                          ["c p threads=1 m: a 2.0; b 1.50x"])
 
 
+    def test_one_side_of_an_ab_run(self):
+        module = load_script("label-ratios")
+        records = [{"ab": side, "scheduler": "x"} for side in "ABA"]
+        self.assertEqual(module.of_side(records, "A"),
+                         [records[0], records[2]])
+        self.assertEqual(module.of_side(records, None), records)
+
+
 class CollectGuards(unittest.TestCase):
     """collect.py: one bad measurement is recorded as failed, with its
     reason, and the measurements after it are still collected."""
