@@ -136,6 +136,14 @@ def grown_window_sizes(text):
             "readahead_grown_max_kib": float(m.group(2))}
 
 
+def traced_decisions(text):
+    """How many windows of each readahead decision the run traced, from
+    the job's "ra_decided DECISION N" lines (make bench RA_TRACE=1), as
+    ra_decided_DECISION; {} without them."""
+    return {f"ra_decided_{decision}": float(n) for decision, n in
+            re.findall(r"^ra_decided ([a-z]+) ([0-9]+)$", text, re.M)}
+
+
 def read_amplification(text, fio):
     """Bytes the device read per byte the readers read, from the job's
     "disk_reads REQUESTS SECTORS" line and fio's read io_bytes: above 1,
@@ -212,6 +220,7 @@ def metrics_of(job, text):
     metrics.update(disk_read_size(text))
     metrics.update(readahead_window_size(text))
     metrics.update(grown_window_sizes(text))
+    metrics.update(traced_decisions(text))
     metrics.update(read_amplification(text, fio))
     return metrics
 

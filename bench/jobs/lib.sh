@@ -70,7 +70,7 @@ ra_trace_sizes()
 # MEDIAN_KIB MAX_KIB": of the windows a reader's mark grew, which settle
 # at the largest a stream is given, how many, the median and the largest.
 # Where more were issued than the trace buffer holds, these are the last
-# ones.
+# ones; and the decisions (ra_trace_decisions).
 ra_trace_windows()
 {
 	echo 0 >"$TRACEFS/$RA_EVENT"
@@ -81,6 +81,19 @@ ra_trace_windows()
 		awk -v kib="$PAGE_KIB" '{ size[++n] = $1 }
 			END { if (n) print "ra_grown", n,
 				size[int((n + 1) / 2)] * kib, size[n] * kib }'
+	ra_trace_decisions
+}
+
+# "ra_decided DECISION N" for each decision traced: how often streams
+# started (initial), grew, were cut by thrashing, were deferred...
+ra_trace_decisions()
+{
+	awk '/ readahead_window: / {
+		for (i = 2; i <= NF; i++)
+			if ($i ~ /^start=/) { n[$(i - 1)]++; break }
+	}
+	END { for (d in n) print "ra_decided", d, n[d] }' "$TRACEFS/trace" |
+		sort
 }
 
 # Run "$@", then print "vmstat NAME DELTA" for each readahead counter of

@@ -801,7 +801,10 @@ class ReadaheadCounters(unittest.TestCase):
             line.format("random", 0), line.format("deferred", 64)])
         # 16 + 64 pages of 4 KiB; the stale line was cleared at the start.
         self.assertEqual(lines, ["ran", "ra_windows 2 320",
-                                 "ra_grown 1 256 256"])
+                                 "ra_grown 1 256 256",
+                                 "ra_decided deferred 1", "ra_decided grow 1",
+                                 "ra_decided initial 1",
+                                 "ra_decided random 1"])
         self.assertEqual(enable, "0")
 
     def test_traced_grown_windows_median_and_largest(self):
@@ -813,7 +816,15 @@ class ReadaheadCounters(unittest.TestCase):
             line.format("grow", 256)])
         # Grown: 64, 256, 512 and 1024 pages; the thrash window is not one.
         self.assertEqual(lines, ["ran", "ra_windows 5 15616",
-                                 "ra_grown 4 1024 4096"])
+                                 "ra_grown 4 1024 4096",
+                                 "ra_decided grow 4", "ra_decided thrash 1"])
+
+    def test_traced_decisions(self):
+        metrics = collect.metrics_of(
+            "fileset-seqread",
+            "{}\nra_decided grow 40\nra_decided initial 3\n")
+        self.assertEqual(metrics["ra_decided_grow"], 40.0)
+        self.assertEqual(metrics["ra_decided_initial"], 3.0)
 
     def test_grown_window_sizes(self):
         metrics = collect.metrics_of("fileset-seqread",
