@@ -19,7 +19,7 @@
 #   HOST_LOAD      make selftest: host CPUs kept busy meanwhile (default 0)
 #   MUTANTS        make mutants: only these of mutants/ (names without .patch)
 #   QUICK=1 PROFILE CELLS SCHEDULERS REPS THREADS SECS GUEST_MIB RA_TRACE   make bench
-#   A B            make ab: two revisions (with CELLS, REPS, ...)
+#   A B B_PATCH    make ab: two revisions (with CELLS, REPS, ...); B_PATCH ends B's series
 #   LIMIT ACTION   make ra-matrix: at most LIMIT runs; ACTION=status|report
 #   AUTHOR BASE    make export: who signs build/export/git; the tree to send against
 #   FULL=1         make deb: every module Debian builds, not only the guest's

@@ -10,6 +10,9 @@
 # are this checkout's. Report and plot in build/ab/runs/<time>/.
 #
 #   A, B       revisions (anything git rev-parse takes)
+#   B_PATCH    a kernel patch (a file) that side B's series ends with: an
+#              experiment on B's kernel without a commit (its tree is
+#              build/ab/<sha>+<the patch's hash>/)
 #   CELLS      cells of bench/cells.conf (required: a whole bench twice
 #              over is days)
 #   REPS=3     boots of each kernel
@@ -20,6 +23,11 @@ lock_build
 REPS=${REPS:-3}
 [ -n "${A:-}" ] && [ -n "${B:-}" ] || die "make ab needs A=<rev> and B=<rev>"
 [ -n "${CELLS:-}" ] || die "make ab needs CELLS=\"...\" (cells of bench/cells.conf)"
+B_PATCH=${B_PATCH:-}
+if [ -n "$B_PATCH" ]; then
+	[ -f "$B_PATCH" ] || die "B_PATCH=$B_PATCH is not a file"
+	B_PATCH=$(readlink -f "$B_PATCH")
+fi
 case "$REPS" in
 '' | *[!0-9]* | 0) die "REPS takes a positive whole number, not '$REPS'" ;;
 esac
@@ -31,14 +39,20 @@ commit_of()
 		die "$1=$2 is not a revision of this repository"
 }
 
-# The source tree of commit $1, extracted once.
+# The source tree of commit $1, extracted once; with a patch file $2, its
+# series ends with that patch.
 rev_tree()
 {
-	local dir=$BUILD/ab/$1
+	local dir=$BUILD/ab/$1 extra=${2:-}
+	[ -z "$extra" ] || dir+=+$(sha256sum <"$extra" | cut -c1-12)
 	if [ ! -f "$dir/.extracted" ]; then
 		rm -rf "$dir"
 		mkdir -p "$dir"
 		git -C "$TOP" archive "$1" | tar -x -C "$dir"
+		if [ -n "$extra" ]; then
+			cp "$extra" "$dir/patches/9999-ab-experiment.patch"
+			echo 9999-ab-experiment.patch >>"$dir/patches/series"
+		fi
 		touch "$dir/.extracted"
 	fi
 	echo "$dir"
@@ -52,8 +66,12 @@ build_side()
 	say "building $side (${dir#"$TOP"/}), log ${log#"$TOP"/}"
 	env -u MAKEFLAGS -u MAKELEVEL make -C "$dir" build >"$log" 2>&1 ||
 		die "building $side failed: $(tail -n 1 "$log")"
-	# The side's tree lies in this checkout and cannot name itself.
-	git -C "$TOP" rev-parse --short "$(basename "$dir")" >"$dir/build/obj/arch/x86/boot/bzImage.series"
+	# The side's tree lies in this checkout and cannot name itself: its
+	# commit, and +the hash of a B_PATCH.
+	local name=${dir##*/} series
+	series=$(git -C "$TOP" rev-parse --short "${name%%+*}")
+	[ "$name" = "${name%%+*}" ] || series+=+${name#*+}
+	echo "$series" >"$dir/build/obj/arch/x86/boot/bzImage.series"
 	echo "$dir/build/obj/arch/x86/boot/bzImage"
 }
 
@@ -84,10 +102,11 @@ mkdir -p "$LOGS"
 sha_a=$(commit_of A "$A")
 sha_b=$(commit_of B "$B")
 image_a=$(build_side A "$(rev_tree "$sha_a")")
-image_b=$(build_side B "$(rev_tree "$sha_b")")
+image_b=$(build_side B "$(rev_tree "$sha_b" "$B_PATCH")")
 RUN=$BUILD/ab/runs/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$RUN"
-printf 'A %s %s\nB %s %s\n' "$A" "$sha_a" "$B" "$sha_b" >"$RUN/revisions"
+printf 'A %s %s\nB %s %s%s\n' "$A" "$sha_a" "$B" "$sha_b" \
+	"${B_PATCH:+ + $B_PATCH}" >"$RUN/revisions"
 boot=0
 for ((rep = 1; rep <= REPS; rep++)); do
 	for side in A B; do
