@@ -125,10 +125,10 @@ def readahead_window_size(text):
 
 
 def grown_window_sizes(text):
-    """Median and largest KiB of the windows a reader's mark grew, from the
-    job's "ra_grown N MEDIAN_KIB MAX_KIB" line (make bench RA_TRACE=1):
-    a stream's windows settle at the largest it is given, so these show
-    the limit that applied; {} without one."""
+    """(Lower) median and largest KiB of the windows a reader's mark grew,
+    from the job's "ra_grown N MEDIAN_KIB MAX_KIB" line (make bench
+    RA_TRACE=1): a stream's windows settle at the largest it is given, so
+    these show the limit that applied; {} without one."""
     m = re.search(r"^ra_grown [1-9][0-9]* ([0-9]+) ([0-9]+)$", text, re.M)
     if not m:
         return {}

@@ -66,10 +66,18 @@ def lines(records, baseline, labels, metrics):
 
 
 def of_side(records, side):
-    """The records of make ab side @side (all of them for None)."""
+    """The records of make ab side @side; all of them for None, which a
+    make ab run, holding two kernels' figures, refuses."""
     if side is None:
+        if any("ab" in r for r in records):
+            sys.exit("label-ratios: a make ab run holds two kernels' "
+                     "figures: give --side A or B")
         return records
-    return [r for r in records if r.get("ab") == side]
+    chosen = [r for r in records if r.get("ab") == side]
+    if not chosen:
+        sys.exit(f"label-ratios: no side {side} records: --side is for "
+                 "the runs of make ab")
+    return chosen
 
 
 def main():

@@ -48,10 +48,12 @@ rev_tree()
 	if [ ! -f "$dir/.extracted" ]; then
 		rm -rf "$dir"
 		mkdir -p "$dir"
-		git -C "$TOP" archive "$1" | tar -x -C "$dir"
+		git -C "$TOP" archive "$1" | tar -x -C "$dir" ||
+			die "cannot extract $1 into ${dir#"$TOP"/}"
 		if [ -n "$extra" ]; then
-			cp "$extra" "$dir/patches/9999-ab-experiment.patch"
-			echo 9999-ab-experiment.patch >>"$dir/patches/series"
+			{ cp "$extra" "$dir/patches/9999-ab-experiment.patch" &&
+			  echo 9999-ab-experiment.patch >>"$dir/patches/series"; } ||
+				die "cannot add $extra to ${dir#"$TOP"/}"
 		fi
 		touch "$dir/.extracted"
 	fi
@@ -106,7 +108,8 @@ image_b=$(build_side B "$(rev_tree "$sha_b" "$B_PATCH")")
 RUN=$BUILD/ab/runs/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$RUN"
 printf 'A %s %s\nB %s %s%s\n' "$A" "$sha_a" "$B" "$sha_b" \
-	"${B_PATCH:+ + $B_PATCH}" >"$RUN/revisions"
+	"${B_PATCH:+ + $B_PATCH (kept as B.patch)}" >"$RUN/revisions"
+[ -z "$B_PATCH" ] || cp "$B_PATCH" "$RUN/B.patch"
 boot=0
 for ((rep = 1; rep <= REPS; rep++)); do
 	for side in A B; do

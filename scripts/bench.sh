@@ -22,8 +22,10 @@
 #   REP_FROM=1       number of the first repetition (make ab runs one
 #                    repetition per boot, each with its own number)
 #   RA_TRACE=1       trace the readahead windows (readahead_window) and
-#                    report their mean size, readahead_window_kib: a
-#                    diagnostic that costs the guest a trace buffer
+#                    report their mean size (readahead_window_kib), the
+#                    grown ones' median and largest, and the count of each
+#                    decision (ra_decided_*): a diagnostic that costs the
+#                    guest a trace buffer
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 . "$TOP/scripts/qemu-lib.sh"
 

@@ -68,7 +68,8 @@ ra_trace_sizes()
 # "ra_windows N KIB": the windows traced and their KiB in all, leaving out
 # the decisions that size none (a random read, a deferral); "ra_grown N
 # MEDIAN_KIB MAX_KIB": of the windows a reader's mark grew, which settle
-# at the largest a stream is given, how many, the median and the largest.
+# at the largest a stream is given, how many, the (lower) median and the
+# largest.
 # Where more were issued than the trace buffer holds, these are the last
 # ones; and the decisions (ra_trace_decisions).
 ra_trace_windows()
@@ -84,11 +85,15 @@ ra_trace_windows()
 	ra_trace_decisions
 }
 
-# "ra_decided DECISION N" for each decision traced: how often streams
+# "ra_decided DECISION N" for each decision of the tracepoint, 0 for one
+# not traced (so that a mean over runs counts it): how often streams
 # started (initial), grew, were cut by thrashing, were deferred...
+RA_DECISIONS='initial history random grow interleaved thrash deferred'
 ra_trace_decisions()
 {
-	awk '/ readahead_window: / {
+	awk -v decisions="$RA_DECISIONS" '
+	BEGIN { split(decisions, known); for (i in known) n[known[i]] = 0 }
+	/ readahead_window: / {
 		for (i = 2; i <= NF; i++)
 			if ($i ~ /^start=/) { n[$(i - 1)]++; break }
 	}

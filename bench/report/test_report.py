@@ -801,10 +801,8 @@ class ReadaheadCounters(unittest.TestCase):
             line.format("random", 0), line.format("deferred", 64)])
         # 16 + 64 pages of 4 KiB; the stale line was cleared at the start.
         self.assertEqual(lines, ["ran", "ra_windows 2 320",
-                                 "ra_grown 1 256 256",
-                                 "ra_decided deferred 1", "ra_decided grow 1",
-                                 "ra_decided initial 1",
-                                 "ra_decided random 1"])
+                                 "ra_grown 1 256 256"] + decided(
+                                     deferred=1, grow=1, initial=1, random=1))
         self.assertEqual(enable, "0")
 
     def test_traced_grown_windows_median_and_largest(self):
@@ -816,8 +814,13 @@ class ReadaheadCounters(unittest.TestCase):
             line.format("grow", 256)])
         # Grown: 64, 256, 512 and 1024 pages; the thrash window is not one.
         self.assertEqual(lines, ["ran", "ra_windows 5 15616",
-                                 "ra_grown 4 1024 4096",
-                                 "ra_decided grow 4", "ra_decided thrash 1"])
+                                 "ra_grown 4 1024 4096"] + decided(
+                                     grow=4, thrash=1))
+
+    def test_no_window_traced(self):
+        lines, _ = self.traced("iosched.ratrace=1", [])
+        # Every decision is counted, untraced ones as 0; no grown line.
+        self.assertEqual(lines, ["ran", "ra_windows 0 0"] + decided())
 
     def test_traced_decisions(self):
         metrics = collect.metrics_of(
@@ -905,6 +908,13 @@ class ReadaheadCounters(unittest.TestCase):
         self.assertTrue(report.is_lower_better("reader_sys_per_gib_ms"))
         self.assertNotIn("reader_sys_per_gib_ms",
                          collect.metrics_of("fileset-seqread", text))
+
+
+def decided(**counts):
+    """with_ra_counters' "ra_decided" lines, in its (sorted) order: every
+    decision of the tracepoint, @counts or 0."""
+    return [f"ra_decided {d} {counts.get(d, 0)}" for d in sorted(
+        "initial history random grow interleaved thrash deferred".split())]
 
 
 class FioRun(unittest.TestCase):
@@ -1151,7 +1161,12 @@ class LabelRatios(unittest.TestCase):
         records = [{"ab": side, "scheduler": "x"} for side in "ABA"]
         self.assertEqual(module.of_side(records, "A"),
                          [records[0], records[2]])
-        self.assertEqual(module.of_side(records, None), records)
+        with self.assertRaises(SystemExit):
+            module.of_side(records, None)
+        plain = [{"scheduler": "x"}]
+        self.assertEqual(module.of_side(plain, None), plain)
+        with self.assertRaises(SystemExit):
+            module.of_side(plain, "B")
 
 
 class CollectGuards(unittest.TestCase):

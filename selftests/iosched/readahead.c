@@ -601,7 +601,9 @@ struct ra_traced {
  * (major << 20 | minor), on the bdev pseudo-filesystem, whose device is
  * anonymous (major 0; ext4 and XFS have their disk's, btrfs, NFS and FUSE
  * anonymous ones too).  Its minor is not known: ra_trace_check() takes the
- * first that matches, and then only that one.
+ * first that matches, and then only that one (should that first be another
+ * anonymous filesystem's inode of the same number, the test's windows are
+ * then left out, and the checks on them fail rather than pass).
  */
 static struct ra_traced disk_traced(struct __test_metadata *_metadata,
 				    int fd)
